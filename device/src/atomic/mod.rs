@@ -1,0 +1,149 @@
+//! Scoped atomics: `cuda::atomic<T, Scope>` / `cuda::atomic_ref<T, Scope>` in Rust terms.
+//!
+//! [`Atomic<T, S>`] is one type for both surfaces:
+//! - owned: `Atomic::new(0)` in a `static` (device memory) or any memory you own;
+//! - a view over a raw pointer: `unsafe { Atomic::from_ptr(p) }` returns `&Atomic<T, S>`, for
+//!   the pointers kernels receive as arguments. Generic addressing makes the same code work on
+//!   global and shared memory.
+//!
+//! Methods take `core::sync::atomic::Ordering` with the same rules as `core` on which orders
+//! each operation accepts (an order it does not accept panics; on the GPU a panic traps).
+//!
+//! # The PTX each order emits (`S` is the scope's qualifier, `T` the instruction type)
+//!
+//! | operation            | Relaxed          | Acquire          | Release          | AcqRel           | SeqCst                            |
+//! |----------------------|------------------|------------------|------------------|------------------|-----------------------------------|
+//! | `load`               | `ld.relaxed.S`   | `ld.acquire.S`   | panics           | panics           | `fence.sc.S; ld.acquire.S`        |
+//! | `store`              | `st.relaxed.S`   | panics           | `st.release.S`   | panics           | `fence.sc.S; st.relaxed.S`        |
+//! | RMW (`fetch_*`, `swap`, CAS) | `atom.relaxed.S` | `atom.acquire.S` | `atom.release.S` | `atom.acq_rel.S` | `fence.sc.S; atom.acquire.S` |
+//! | `red_*` (no result)  | `red.relaxed.S`  | panics           | `red.release.S`  | panics           | `fence.sc.S; red.relaxed.S`       |
+//!
+//! The seq_cst column is the mapping of the PTX memory model (Lustig et al., ASPLOS 2019) that
+//! libcu++ uses on sm_70+. `compare_exchange` merges its success and failure orders into one
+//! `.sem` (see `compare_exchange`'s docs). On the host backend the same methods call
+//! `core::sync::atomic` with the given order and the scope is ignored (host atomics are
+//! system-wide).
+
+mod float;
+mod int;
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+mod wide;
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+pub use wide::AtomicU128;
+
+use crate::scope::Scope;
+use core::cell::UnsafeCell;
+use core::marker::PhantomData;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A type [`Atomic`] can hold: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`, and on sm_90 `u128`.
+pub trait AtomicValue: sealed::Sealed + Copy + Send + 'static {}
+
+macro_rules! atomic_values {
+    ($($t:ty),*) => {$( impl sealed::Sealed for $t {} impl AtomicValue for $t {} )*};
+}
+atomic_values!(u32, i32, u64, i64, f32, f64, u128);
+
+/// An atomic `T` whose operations synchronize at scope `S` ([`Cta`](crate::Cta),
+/// [`Cluster`](crate::Cluster), [`Gpu`](crate::Gpu), [`Sys`](crate::Sys)).
+///
+/// Same size and alignment as `T`.
+///
+/// ```
+/// use ptx_sync::{Atomic, Gpu};
+/// use core::sync::atomic::Ordering::*;
+///
+/// static HITS: Atomic<u32, Gpu> = Atomic::new(0);
+/// HITS.fetch_add(1, Relaxed);
+/// assert_eq!(HITS.load(Acquire), 1);
+/// ```
+#[repr(transparent)]
+pub struct Atomic<T: AtomicValue, S: Scope> {
+    value: UnsafeCell<T>,
+    scope: PhantomData<S>,
+}
+
+// SAFETY: every access to `value` through `&self` is an atomic instruction.
+unsafe impl<T: AtomicValue, S: Scope> Sync for Atomic<T, S> {}
+
+impl<T: AtomicValue, S: Scope> Atomic<T, S> {
+    /// A new atomic holding `value`.
+    #[inline(always)]
+    pub const fn new(value: T) -> Self {
+        Atomic {
+            value: UnsafeCell::new(value),
+            scope: PhantomData,
+        }
+    }
+
+    /// Views the `T` at `ptr` as an atomic, like `AtomicU32::from_ptr`.
+    ///
+    /// ```
+    /// use ptx_sync::{Atomic, Cta};
+    /// use core::sync::atomic::Ordering::*;
+    ///
+    /// let mut word = 7u64;
+    /// let a = unsafe { Atomic::<u64, Cta>::from_ptr(&mut word) };
+    /// assert_eq!(a.swap(9, AcqRel), 7);
+    /// assert_eq!(word, 9);
+    /// ```
+    ///
+    /// # Safety
+    /// `ptr` is valid for reads and writes, aligned to `align_of::<T>()`, for all of `'a`, and
+    /// every concurrent access to it during `'a` is atomic (through this crate or an
+    /// equivalent scoped atomic).
+    #[inline(always)]
+    pub unsafe fn from_ptr<'a>(ptr: *mut T) -> &'a Self {
+        debug_assert!(ptr.is_aligned(), "Atomic::from_ptr: misaligned pointer");
+        // SAFETY: `Atomic<T, S>` is `repr(transparent)` over `UnsafeCell<T>`; the caller
+        // guarantees validity and alignment.
+        unsafe { &*(ptr as *const Self) }
+    }
+
+    /// The address of the value (generic address space on the GPU).
+    #[inline(always)]
+    pub const fn as_ptr(&self) -> *mut T {
+        self.value.get()
+    }
+
+    /// Mutable access: no other thread can see the value while `&mut self` is held.
+    #[inline(always)]
+    pub fn get_mut(&mut self) -> &mut T {
+        self.value.get_mut()
+    }
+
+    /// Consumes the atomic and returns the value.
+    #[inline(always)]
+    pub fn into_inner(self) -> T {
+        self.value.into_inner()
+    }
+}
+
+/// `Atomic<u32, S>`.
+pub type AtomicU32<S> = Atomic<u32, S>;
+/// `Atomic<i32, S>`.
+pub type AtomicI32<S> = Atomic<i32, S>;
+/// `Atomic<u64, S>`.
+pub type AtomicU64<S> = Atomic<u64, S>;
+/// `Atomic<i64, S>`.
+pub type AtomicI64<S> = Atomic<i64, S>;
+/// `Atomic<f32, S>`.
+pub type AtomicF32<S> = Atomic<f32, S>;
+/// `Atomic<f64, S>`.
+pub type AtomicF64<S> = Atomic<f64, S>;
+
+/// The load order a read-modify-write loop uses for its reads: the `load`-legal part of
+/// `order` (Release -> Relaxed, AcqRel -> Acquire).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub(crate) const fn read_part(order: core::sync::atomic::Ordering) -> core::sync::atomic::Ordering {
+    use core::sync::atomic::Ordering::*;
+    match order {
+        Release => Relaxed,
+        AcqRel => Acquire,
+        o => o,
+    }
+}

@@ -1,0 +1,58 @@
+//! # ptx-sync
+//!
+//! Synchronization for GPU kernels written in Rust: scoped atomics, fences, volatile and MMIO
+//! access, in PTX that follows the PTX memory model, the way libcu++ (`cuda::atomic_ref`,
+//! `cuda::atomic_thread_fence`) gives them to CUDA C++.
+//!
+//! - [`Atomic<T, S>`]: an atomic `T` at scope `S` ([`Cta`], [`Cluster`], [`Gpu`], [`Sys`]);
+//!   owned (`static`, shared memory) or over a kernel's raw pointer ([`Atomic::from_ptr`]).
+//!   Orders are [`core::sync::atomic::Ordering`], re-exported as [`Ordering`].
+//! - [`fence()`], [`compiler_fence`]: `fence.acq_rel` / `fence.sc` per scope.
+//! - [`volatile`]: `ld/st.volatile` and `ld/st.mmio.relaxed.sys`.
+//! - `block::sync()` (GPU only): a convergence-safe block barrier (`barrier.sync 0`).
+//!
+//! The crate is `no_std`, depends on `core` only, and has two backends with one API: PTX
+//! `asm!` when compiled for `nvptx64-nvidia-cuda`, and `core::sync::atomic` on any other
+//! target, so algorithms written against it run in ordinary host tests too. The module
+//! [`atomic`] has the table of the exact PTX each order emits.
+//!
+//! ```
+//! use ptx_sync::{Atomic, Gpu, Ordering::*};
+//!
+//! // A flag and a payload, as one block would publish a result to another.
+//! let data = Atomic::<u32, Gpu>::new(0);
+//! let ready = Atomic::<u32, Gpu>::new(0);
+//! data.store(42, Relaxed);
+//! ready.store(1, Release); // st.release.gpu.b32
+//! if ready.load(Acquire) == 1 {  // ld.acquire.gpu.b32
+//!     assert_eq!(data.load(Relaxed), 42);
+//! }
+//! ```
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
+#![warn(missing_docs)]
+
+// `with_scope!` (used by `fence` and `atomic`) comes first: macro_rules are textually scoped.
+#[cfg(target_arch = "nvptx64")]
+#[macro_use]
+#[path = "atomic/ptx.rs"]
+mod ptx;
+
+pub mod atomic;
+#[cfg(target_arch = "nvptx64")]
+pub mod block;
+pub mod fence;
+mod order;
+pub mod scope;
+pub mod volatile;
+
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+pub use atomic::AtomicU128;
+pub use atomic::{
+    Atomic, AtomicF32, AtomicF64, AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicValue,
+};
+pub use core::sync::atomic::Ordering;
+pub use fence::{compiler_fence, fence};
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+pub use scope::Cluster;
+pub use scope::{Cta, Gpu, Scope, ScopeKind, Sys};

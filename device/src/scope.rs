@@ -1,0 +1,65 @@
+//! Thread scopes: which threads an atomic operation or fence synchronizes with.
+//!
+//! A scope is a type parameter (as in libcu++'s `cuda::atomic<T, Scope>`), so a word shared
+//! across blocks cannot silently be used at block scope. Each marker maps to one PTX `.scope`
+//! qualifier. On the host backend every scope is the whole system (core atomics).
+//!
+//! | type      | PTX        | synchronizes with                         | libcu++                |
+//! |-----------|------------|-------------------------------------------|------------------------|
+//! | [`Cta`]     | `.cta`     | threads of the same thread block          | `thread_scope_block`   |
+//! | [`Cluster`] | `.cluster` | threads of the same cluster (sm_90+)      | `thread_scope_cluster` |
+//! | [`Gpu`]     | `.gpu`     | all threads of the same GPU               | `thread_scope_device`  |
+//! | [`Sys`]     | `.sys`     | the GPU, other GPUs and the host CPU      | `thread_scope_system`  |
+
+/// Which PTX scope a marker stands for. Matching on [`Scope::KIND`] folds at compile time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScopeKind {
+    /// `.cta`
+    Cta,
+    /// `.cluster`
+    Cluster,
+    /// `.gpu`
+    Gpu,
+    /// `.sys`
+    Sys,
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A thread scope marker. Sealed: the set of scopes is the PTX set.
+pub trait Scope: sealed::Sealed + Copy + Send + Sync + 'static {
+    /// The scope this marker stands for.
+    const KIND: ScopeKind;
+    /// The PTX qualifier without the dot, e.g. `"gpu"`.
+    const PTX: &'static str;
+}
+
+macro_rules! scopes {
+    ($($(#[$attr:meta])* $name:ident => $kind:ident, $ptx:literal;)*) => {$(
+        $(#[$attr])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $name;
+        $(#[$attr])*
+        impl sealed::Sealed for $name {}
+        $(#[$attr])*
+        impl Scope for $name {
+            const KIND: ScopeKind = ScopeKind::$kind;
+            const PTX: &'static str = $ptx;
+        }
+    )*};
+}
+
+scopes! {
+    /// Block scope (`.cta`): threads of one thread block (CTA).
+    Cta => Cta, "cta";
+    /// Cluster scope (`.cluster`): threads of one thread-block cluster. PTX has it from sm_90,
+    /// so on the GPU this type exists only when building for sm_90 or newer.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    Cluster => Cluster, "cluster";
+    /// Device scope (`.gpu`): all threads of the GPU.
+    Gpu => Gpu, "gpu";
+    /// System scope (`.sys`): the GPU, peer GPUs and host threads (mapped or managed memory).
+    Sys => Sys, "sys";
+}

@@ -1,0 +1,112 @@
+//! Volatile and MMIO accesses. Neither is a synchronization tool: use [`Atomic`](crate::Atomic)
+//! and [`fence`](crate::fence()) to order memory between threads.
+//!
+//! - `ld.volatile` / `st.volatile` ([`read_volatile`], [`write_volatile`]): in the PTX memory
+//!   model a volatile access is a relaxed access at system scope that the compiler may not
+//!   remove or merge. What a `volatile` in CUDA C++ is.
+//! - `ld.mmio.relaxed.sys` / `st.mmio.relaxed.sys` ([`read_mmio`], [`write_mmio`], PTX ISA 8.2,
+//!   sm_70+): the number of accesses is preserved exactly, for memory-mapped device registers
+//!   where a read or write has side effects.
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A type that volatile and MMIO accesses move: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
+pub trait Word: sealed::Sealed + Copy {
+    #[doc(hidden)]
+    unsafe fn read(p: *const Self, mmio: bool) -> Self;
+    #[doc(hidden)]
+    unsafe fn write(p: *mut Self, v: Self, mmio: bool);
+}
+
+macro_rules! word {
+    ($t:ty, $bits:ty, $reg:ident, $b:literal) => {
+        impl sealed::Sealed for $t {}
+        impl Word for $t {
+            #[inline(always)]
+            unsafe fn read(p: *const Self, mmio: bool) -> Self {
+                #[cfg(target_arch = "nvptx64")]
+                {
+                    let r: $bits;
+                    if mmio {
+                        core::arch::asm!(concat!("ld.mmio.relaxed.sys.", $b, " {r}, [{p}];"),
+                            p = in(reg64) p, r = out($reg) r, options(nostack));
+                    } else {
+                        core::arch::asm!(concat!("ld.volatile.", $b, " {r}, [{p}];"),
+                            p = in(reg64) p, r = out($reg) r, options(nostack));
+                    }
+                    <$t>::from_ne_bytes(r.to_ne_bytes())
+                }
+                #[cfg(not(target_arch = "nvptx64"))]
+                {
+                    let _ = mmio;
+                    core::ptr::read_volatile(p)
+                }
+            }
+
+            #[inline(always)]
+            unsafe fn write(p: *mut Self, v: Self, mmio: bool) {
+                #[cfg(target_arch = "nvptx64")]
+                {
+                    let v = <$bits>::from_ne_bytes(v.to_ne_bytes());
+                    if mmio {
+                        core::arch::asm!(concat!("st.mmio.relaxed.sys.", $b, " [{p}], {v};"),
+                            p = in(reg64) p, v = in($reg) v, options(nostack));
+                    } else {
+                        core::arch::asm!(concat!("st.volatile.", $b, " [{p}], {v};"),
+                            p = in(reg64) p, v = in($reg) v, options(nostack));
+                    }
+                }
+                #[cfg(not(target_arch = "nvptx64"))]
+                {
+                    let _ = mmio;
+                    core::ptr::write_volatile(p, v)
+                }
+            }
+        }
+    };
+}
+
+word!(u32, u32, reg32, "b32");
+word!(i32, u32, reg32, "b32");
+word!(f32, u32, reg32, "b32");
+word!(u64, u64, reg64, "b64");
+word!(i64, u64, reg64, "b64");
+word!(f64, u64, reg64, "b64");
+
+/// `ld.volatile.<b32|b64>`: a read the compiler keeps, relaxed at system scope.
+///
+/// # Safety
+/// `p` is valid for reads and aligned.
+#[inline(always)]
+pub unsafe fn read_volatile<T: Word>(p: *const T) -> T {
+    T::read(p, false)
+}
+
+/// `st.volatile.<b32|b64>`: a write the compiler keeps, relaxed at system scope.
+///
+/// # Safety
+/// `p` is valid for writes and aligned.
+#[inline(always)]
+pub unsafe fn write_volatile<T: Word>(p: *mut T, v: T) {
+    T::write(p, v, false)
+}
+
+/// `ld.mmio.relaxed.sys.<b32|b64>`: exactly one read, for device registers.
+///
+/// # Safety
+/// `p` is valid for reads and aligned.
+#[inline(always)]
+pub unsafe fn read_mmio<T: Word>(p: *const T) -> T {
+    T::read(p, true)
+}
+
+/// `st.mmio.relaxed.sys.<b32|b64>`: exactly one write, for device registers.
+///
+/// # Safety
+/// `p` is valid for writes and aligned.
+#[inline(always)]
+pub unsafe fn write_mmio<T: Word>(p: *mut T, v: T) {
+    T::write(p, v, true)
+}

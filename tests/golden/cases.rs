@@ -1,0 +1,114 @@
+// The golden cases: every public operation x order x scope x type of `ptx_sync`.
+// Included (`include!`) by this crate's build.rs, which stamps one kernel per case, and by
+// tests/tests/golden_ptx.rs, which derives the instruction each case must emit on its own.
+// Plain data only, so both sides read the same list and nothing else.
+
+/// What kind of operation, which decides the orders it accepts and the kernel's body.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Load,
+    Store,
+    Rmw,
+    Cas,
+    Red,
+    Fence,
+    CompilerFence,
+    VolatileRead,
+    VolatileWrite,
+    BlockSync,
+}
+
+pub struct Op {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub types: &'static [&'static str],
+}
+
+pub const SCOPES: [&str; 4] = ["Cta", "Cluster", "Gpu", "Sys"];
+pub const ALL: &[&str] = &["u32", "i32", "u64", "i64", "f32", "f64"];
+pub const ALL_WIDE: &[&str] = &["u32", "i32", "u64", "i64", "f32", "f64", "u128"];
+pub const INTS: &[&str] = &["u32", "i32", "u64", "i64"];
+pub const U32: &[&str] = &["u32"];
+pub const NONE: &[&str] = &["none"];
+
+pub const OPS: &[Op] = &[
+    Op { name: "load", kind: Kind::Load, types: ALL_WIDE },
+    Op { name: "store", kind: Kind::Store, types: ALL_WIDE },
+    Op { name: "swap", kind: Kind::Rmw, types: ALL_WIDE },
+    Op { name: "compare_exchange", kind: Kind::Cas, types: ALL_WIDE },
+    Op { name: "compare_exchange_weak", kind: Kind::Cas, types: INTS },
+    Op { name: "fetch_add", kind: Kind::Rmw, types: ALL },
+    Op { name: "fetch_sub", kind: Kind::Rmw, types: ALL },
+    Op { name: "fetch_and", kind: Kind::Rmw, types: INTS },
+    Op { name: "fetch_or", kind: Kind::Rmw, types: INTS },
+    Op { name: "fetch_xor", kind: Kind::Rmw, types: INTS },
+    Op { name: "fetch_min", kind: Kind::Rmw, types: INTS },
+    Op { name: "fetch_max", kind: Kind::Rmw, types: INTS },
+    Op { name: "fetch_inc", kind: Kind::Rmw, types: U32 },
+    Op { name: "fetch_dec", kind: Kind::Rmw, types: U32 },
+    Op { name: "red_add", kind: Kind::Red, types: ALL },
+    Op { name: "red_sub", kind: Kind::Red, types: INTS },
+    Op { name: "red_and", kind: Kind::Red, types: INTS },
+    Op { name: "red_or", kind: Kind::Red, types: INTS },
+    Op { name: "red_xor", kind: Kind::Red, types: INTS },
+    Op { name: "red_min", kind: Kind::Red, types: INTS },
+    Op { name: "red_max", kind: Kind::Red, types: INTS },
+    Op { name: "red_inc", kind: Kind::Red, types: U32 },
+    Op { name: "red_dec", kind: Kind::Red, types: U32 },
+    Op { name: "fence", kind: Kind::Fence, types: NONE },
+    Op { name: "compiler_fence", kind: Kind::CompilerFence, types: NONE },
+    Op { name: "read_volatile", kind: Kind::VolatileRead, types: ALL },
+    Op { name: "write_volatile", kind: Kind::VolatileWrite, types: ALL },
+    Op { name: "read_mmio", kind: Kind::VolatileRead, types: ALL },
+    Op { name: "write_mmio", kind: Kind::VolatileWrite, types: ALL },
+    Op { name: "block_sync", kind: Kind::BlockSync, types: NONE },
+];
+
+/// The orders each kind accepts (the others panic, as in `core::sync::atomic`).
+pub fn orders(kind: Kind) -> &'static [&'static str] {
+    match kind {
+        Kind::Load => &["Relaxed", "Acquire", "SeqCst"],
+        Kind::Store | Kind::Red => &["Relaxed", "Release", "SeqCst"],
+        Kind::Rmw | Kind::Cas => &["Relaxed", "Acquire", "Release", "AcqRel", "SeqCst"],
+        Kind::Fence | Kind::CompilerFence => &["Acquire", "Release", "AcqRel", "SeqCst"],
+        Kind::VolatileRead | Kind::VolatileWrite | Kind::BlockSync => &["none"],
+    }
+}
+
+/// Failure orders of a compare-exchange.
+pub const CAS_FAILURE: [&str; 3] = ["Relaxed", "Acquire", "SeqCst"];
+
+/// Whether a case needs sm_90 (cluster scope, 128-bit atomics).
+pub fn needs_sm90(scope: &str, ty: &str) -> bool {
+    scope == "Cluster" || ty == "u128"
+}
+
+/// Every case as (kernel name, op, order or "success_failure", scope or "none", type).
+pub fn cases() -> Vec<(String, &'static Op, String, &'static str, &'static str)> {
+    let mut out = Vec::new();
+    for op in OPS {
+        let scopes: &[&str] = match op.kind {
+            Kind::CompilerFence | Kind::VolatileRead | Kind::VolatileWrite | Kind::BlockSync => &["none"],
+            _ => &SCOPES,
+        };
+        for &ty in op.types {
+            for &scope in scopes {
+                let mut list: Vec<String> = Vec::new();
+                for &o in orders(op.kind) {
+                    if op.kind == Kind::Cas {
+                        for f in CAS_FAILURE {
+                            list.push(format!("{o}_{f}"));
+                        }
+                    } else {
+                        list.push(o.to_string());
+                    }
+                }
+                for order in list {
+                    let name = format!("g__{}__{}__{}__{}", op.name, order, scope, ty);
+                    out.push((name, op, order, scope, ty));
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,16 @@
+//! Golden kernels: one per public operation x order x scope x type (see ../cases.rs and
+//! build.rs). tests/tests/golden_ptx.rs checks the exact instruction each one emits.
+#![no_std]
+#![feature(abi_ptx)]
+#![allow(unused_imports, unused_variables, clippy::missing_safety_doc)]
+
+use ptx_sync::{compiler_fence, fence, volatile, Atomic, Cta, Gpu, Ordering, Sys};
+#[cfg(target_feature = "sm_90")]
+use ptx_sync::Cluster;
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    loop {}
+}
+
+include!(concat!(env!("OUT_DIR"), "/generated.rs"));

@@ -1,0 +1,164 @@
+//! Kernels of the atomics integration tests (tests/src/cases/atomics.rs).
+
+use crate::global_id;
+use core::arch::nvptx::{_block_idx_x, _thread_idx_x};
+use ptx_sync::{Atomic, Cluster, Cta, Gpu, Ordering, Scope, Sys};
+
+include!("../../mix.rs");
+
+/// An order chosen at run time: every `.sem` arm of the wrappers survives into the PTX and is
+/// exercised by the same kernel.
+#[inline(always)]
+fn rmw_order(code: u32) -> Ordering {
+    match code % 5 {
+        0 => Ordering::Relaxed,
+        1 => Ordering::Acquire,
+        2 => Ordering::Release,
+        3 => Ordering::AcqRel,
+        _ => Ordering::SeqCst,
+    }
+}
+
+/// Orders a `red` accepts.
+#[inline(always)]
+fn red_order(code: u32) -> Ordering {
+    match code % 3 {
+        0 => Ordering::Relaxed,
+        1 => Ordering::Release,
+        _ => Ordering::SeqCst,
+    }
+}
+
+/// The word a thread contends on: its block's own word (`per_block`, for `Cta`/`Cluster`
+/// scope) or one word for the whole grid.
+#[inline(always)]
+unsafe fn word<T>(words: *mut T, per_block: u32) -> *mut T {
+    if per_block != 0 {
+        words.add(_block_idx_x() as usize * BLOCK_STRIDE)
+    } else {
+        words
+    }
+}
+
+/// `atom.inc` / `atom.dec` exist for u32 only: the other types trap if asked.
+trait IncDec {
+    fn inc_dec(&self, op: u32, limit: u32, order: Ordering);
+}
+
+impl<S: Scope> IncDec for Atomic<u32, S> {
+    #[inline(always)]
+    fn inc_dec(&self, op: u32, limit: u32, order: Ordering) {
+        if op == op::FETCH_INC {
+            self.fetch_inc(limit, order);
+        } else {
+            self.fetch_dec(limit, order);
+        }
+    }
+}
+
+macro_rules! no_inc_dec {
+    ($($t:ty),*) => {$(
+        impl<S: Scope> IncDec for Atomic<$t, S> {
+            fn inc_dec(&self, _: u32, _: u32, _: Ordering) {
+                unsafe { core::arch::nvptx::trap() }
+            }
+        }
+    )*};
+}
+no_inc_dec!(i32, u64, i64);
+
+macro_rules! contend_int {
+    ($name:ident, $t:ty, $S:ty) => {
+        /// Every thread applies `op` `iters` times to its word; `acc[thread]` gets what the
+        /// host needs to check the result (the sum of swapped-out values).
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            words: *mut $t, op: u32, iters: u32, per_block: u32, order: u32, limit: u32, acc: *mut $t,
+        ) {
+            let a = Atomic::<$t, $S>::from_ptr(word(words, per_block));
+            let me = global_id();
+            let ord = rmw_order(order);
+            let mut sum: $t = 0;
+            for i in 0..iters {
+                let x = mix(me, i) as $t;
+                match op {
+                    op::FETCH_ADD => { a.fetch_add(1, ord); }
+                    op::FETCH_SUB => { a.fetch_sub(1, ord); }
+                    op::CAS_LOOP_ADD => {
+                        let _ = a.fetch_update(ord, Ordering::Relaxed, |v| Some(v.wrapping_add(1)));
+                    }
+                    op::FETCH_XOR => { a.fetch_xor(x, ord); }
+                    op::FETCH_MIN => { a.fetch_min(x, ord); }
+                    op::FETCH_MAX => { a.fetch_max(x, ord); }
+                    op::RED_ADD => a.red_add(1, red_order(order)),
+                    op::SWAP => sum = sum.wrapping_add(a.swap(x, ord)),
+                    op::FETCH_OR_AND => {
+                        // Set then clear this thread's own bit: the word ends where it began,
+                        // and while set, no other thread may have cleared it.
+                        let bit: $t = 1 << (_thread_idx_x() % 32);
+                        a.fetch_or(bit, ord);
+                        a.fetch_and(!bit, ord);
+                    }
+                    op::FETCH_INC | op::FETCH_DEC => a.inc_dec(op, limit, ord),
+                    _ => core::arch::nvptx::trap(),
+                }
+            }
+            *acc.add(me as usize) = sum;
+        }
+    };
+}
+
+
+contend_int!(contend_u32_cta, u32, Cta);
+contend_int!(contend_u32_cluster, u32, Cluster);
+contend_int!(contend_u32_gpu, u32, Gpu);
+contend_int!(contend_u32_sys, u32, Sys);
+contend_int!(contend_i32_cta, i32, Cta);
+contend_int!(contend_i32_cluster, i32, Cluster);
+contend_int!(contend_i32_gpu, i32, Gpu);
+contend_int!(contend_i32_sys, i32, Sys);
+contend_int!(contend_u64_cta, u64, Cta);
+contend_int!(contend_u64_cluster, u64, Cluster);
+contend_int!(contend_u64_gpu, u64, Gpu);
+contend_int!(contend_u64_sys, u64, Sys);
+contend_int!(contend_i64_cta, i64, Cta);
+contend_int!(contend_i64_cluster, i64, Cluster);
+contend_int!(contend_i64_gpu, i64, Gpu);
+contend_int!(contend_i64_sys, i64, Sys);
+
+macro_rules! contend_float {
+    ($name:ident, $t:ty, $S:ty) => {
+        /// Every thread adds `float_step(thread)` `iters` times, with `fetch_add` (`use_red`
+        /// 0) or `red_add` (1).
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(words: *mut $t, iters: u32, per_block: u32, use_red: u32) {
+            let a = Atomic::<$t, $S>::from_ptr(word(words, per_block));
+            let step = float_step(global_id()) as $t;
+            for _ in 0..iters {
+                if use_red != 0 {
+                    a.red_add(step, Ordering::Relaxed);
+                } else {
+                    a.fetch_add(step, Ordering::Relaxed);
+                }
+            }
+        }
+    };
+}
+
+contend_float!(contend_f32_cta, f32, Cta);
+contend_float!(contend_f32_gpu, f32, Gpu);
+contend_float!(contend_f32_sys, f32, Sys);
+contend_float!(contend_f64_cta, f64, Cta);
+contend_float!(contend_f64_gpu, f64, Gpu);
+contend_float!(contend_f64_sys, f64, Sys);
+
+/// Each `fetch_add` on one grid-wide counter returns a ticket; `seen[ticket]` counts how often
+/// each ticket was handed out. Every ticket in 0..threads*iters must be seen exactly once.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn tickets_gpu(counter: *mut u32, seen: *mut u32, iters: u32) {
+    let c = Atomic::<u32, Gpu>::from_ptr(counter);
+    for _ in 0..iters {
+        let t = c.fetch_add(1, Ordering::Relaxed);
+        Atomic::<u32, Gpu>::from_ptr(seen.add(t as usize)).fetch_add(1, Ordering::Relaxed);
+    }
+}

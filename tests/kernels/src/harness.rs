@@ -1,0 +1,11 @@
+//! Kernels that test the harness itself (launch, watchdog).
+use crate::global_id;
+
+/// Smoke kernel: out[i] = i.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn smoke_iota(out: *mut u32, n: u32) {
+    let i = global_id();
+    if i < n {
+        *out.add(i as usize) = i;
+    }
+}

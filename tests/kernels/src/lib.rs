@@ -1,0 +1,22 @@
+//! Kernels loaded by the GPU integration tests (`tests/src/cases/*`). Built only for
+//! nvptx64-nvidia-cuda by `cargo xtask`; the PTX is `ptx_sync_test_kernels.ptx`.
+#![no_std]
+#![feature(abi_ptx, stdarch_nvptx)]
+
+mod atomics;
+mod convergence;
+mod harness;
+mod message;
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: trap aborts the kernel; the host sees a launch failure.
+    unsafe { core::arch::nvptx::trap() }
+}
+
+/// Global thread index in a 1-D launch.
+#[inline(always)]
+pub(crate) fn global_id() -> u32 {
+    use core::arch::nvptx::*;
+    unsafe { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as u32 }
+}

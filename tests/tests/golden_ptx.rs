@@ -1,0 +1,231 @@
+//! Golden PTX: every public operation x order x scope x type emits exactly the instruction(s)
+//! the PTX memory model mapping says it must (README "Orders and scopes -> PTX").
+//!
+//! The kernels come from tests/golden (one per case in tests/golden/cases.rs). The expected
+//! instructions are derived here, independently of the device crate's macros, from the rules
+//! in the PTX ISA: a wrong scope, order or type in the crate fails this test.
+
+#[allow(dead_code)]
+mod cases {
+    include!("../golden/cases.rs");
+}
+
+use cases::{cases, needs_sm90, Kind};
+use std::collections::BTreeMap;
+
+fn bits(ty: &str) -> &'static str {
+    match ty {
+        "u32" | "i32" | "f32" => "b32",
+        "u64" | "i64" | "f64" => "b64",
+        "u128" => "b128",
+        other => panic!("no bit width for {other}"),
+    }
+}
+
+/// The arithmetic type of `atom.add` (PTX has no `.s64` add: `.u64` is the same operation).
+fn add_type(ty: &str) -> &'static str {
+    match ty {
+        "u32" => "u32",
+        "i32" => "s32",
+        "u64" | "i64" => "u64",
+        "f32" => "f32",
+        "f64" => "f64",
+        other => panic!("no add type for {other}"),
+    }
+}
+
+/// The comparison type of `atom.min` / `atom.max`: signedness matters.
+fn minmax_type(ty: &str) -> &'static str {
+    match ty {
+        "u32" => "u32",
+        "i32" => "s32",
+        "u64" => "u64",
+        "i64" => "s64",
+        other => panic!("no min/max type for {other}"),
+    }
+}
+
+/// `op.type` part of an `atom`/`red` for a public method name.
+fn rmw_op(name: &str, ty: &str) -> String {
+    let base = name.trim_start_matches("fetch_").trim_start_matches("red_");
+    match base {
+        "swap" => format!("exch.{}", bits(ty)),
+        "add" | "sub" => format!("add.{}", add_type(ty)),
+        "and" | "or" | "xor" => format!("{base}.{}", bits(ty)),
+        "min" | "max" => format!("{base}.{}", minmax_type(ty)),
+        "inc" | "dec" => format!("{base}.u32"),
+        other => panic!("unknown rmw {other}"),
+    }
+}
+
+/// The PTX model's mapping (the same as libcu++ on sm_70+): seq_cst is `fence.sc` followed by
+/// the acquire form of a read or RMW, or the relaxed form of a write.
+fn sem(order: &str, writes_only: bool) -> (bool, &'static str) {
+    match order {
+        "Relaxed" => (false, "relaxed"),
+        "Acquire" => (false, "acquire"),
+        "Release" => (false, "release"),
+        "AcqRel" => (false, "acq_rel"),
+        "SeqCst" if writes_only => (true, "relaxed"),
+        "SeqCst" => (true, "acquire"),
+        other => panic!("unknown order {other}"),
+    }
+}
+
+/// One `.sem` for a compare-exchange: it must acquire if either order acquires, release if the
+/// success order releases, and be seq_cst if either is.
+fn cas_order(success: &str, failure: &str) -> &'static str {
+    if success == "SeqCst" || failure == "SeqCst" {
+        return "SeqCst";
+    }
+    let acquire = matches!(success, "Acquire" | "AcqRel") || failure == "Acquire";
+    let release = matches!(success, "Release" | "AcqRel");
+    match (acquire, release) {
+        (false, false) => "Relaxed",
+        (true, false) => "Acquire",
+        (false, true) => "Release",
+        (true, true) => "AcqRel",
+    }
+}
+
+fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<String> {
+    let s = scope.to_lowercase();
+    let with_fence = |fence: bool, insn: String| {
+        let mut v = Vec::new();
+        if fence {
+            v.push(format!("fence.sc.{s}"));
+        }
+        v.push(insn);
+        v
+    };
+    match kind {
+        Kind::Load => {
+            let (f, sem) = sem(order, false);
+            with_fence(f, format!("ld.{sem}.{s}.{}", bits(ty)))
+        }
+        Kind::Store => {
+            let (f, sem) = sem(order, true);
+            with_fence(f, format!("st.{sem}.{s}.{}", bits(ty)))
+        }
+        Kind::Rmw => {
+            let (f, sem) = sem(order, false);
+            with_fence(f, format!("atom.{sem}.{s}.{}", rmw_op(op, ty)))
+        }
+        Kind::Cas => {
+            let (succ, fail) = order.split_once('_').unwrap();
+            let (f, sem) = sem(cas_order(succ, fail), false);
+            with_fence(f, format!("atom.{sem}.{s}.cas.{}", bits(ty)))
+        }
+        Kind::Red => {
+            let (f, sem) = sem(order, true);
+            with_fence(f, format!("red.{sem}.{s}.{}", rmw_op(op, ty)))
+        }
+        Kind::Fence if order == "SeqCst" => vec![format!("fence.sc.{s}")],
+        Kind::Fence => vec![format!("fence.acq_rel.{s}")],
+        Kind::CompilerFence => vec![],
+        Kind::VolatileRead if op.ends_with("mmio") => {
+            vec![format!("ld.mmio.relaxed.sys.{}", bits(ty))]
+        }
+        Kind::VolatileRead => vec![format!("ld.volatile.{}", bits(ty))],
+        Kind::VolatileWrite if op.ends_with("mmio") => {
+            vec![format!("st.mmio.relaxed.sys.{}", bits(ty))]
+        }
+        Kind::VolatileWrite => vec![format!("st.volatile.{}", bits(ty))],
+        // Not `bar.sync` (= barrier.sync.aligned): see device/src/block.rs.
+        Kind::BlockSync => vec!["barrier.sync".to_string()],
+    }
+}
+
+/// The memory-ordering instructions of each kernel: every `ld`/`st`/`atom`/`red`/`fence`/
+/// `membar`/`bar`/`barrier` opcode, minus the kernel's own parameter and result traffic (`.param`, `.global`).
+fn kernels(ptx: &str) -> BTreeMap<String, Vec<String>> {
+    let mut out = BTreeMap::new();
+    let mut current: Option<(String, Vec<String>)> = None;
+    for line in ptx.lines() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix(".visible .entry ") {
+            let name = rest.split('(').next().unwrap().trim().to_string();
+            current = Some((name, Vec::new()));
+            continue;
+        }
+        if line == "}" {
+            if let Some((name, insns)) = current.take() {
+                out.insert(name, insns);
+            }
+            continue;
+        }
+        let Some((_, insns)) = current.as_mut() else {
+            continue;
+        };
+        let opcode = line.split_whitespace().next().unwrap_or("").trim_end_matches(';');
+        let memory = ["ld.", "st.", "atom.", "red.", "fence.", "membar.", "bar.", "barrier."]
+            .iter()
+            .any(|p| opcode.starts_with(p));
+        let own_traffic = opcode.contains(".param") || opcode.contains(".global");
+        if memory && !own_traffic {
+            insns.push(opcode.to_string());
+        }
+    }
+    out
+}
+
+fn build(arch: xtask::Arch) -> (std::path::PathBuf, BTreeMap<String, Vec<String>>) {
+    let root = xtask::workspace_root();
+    let ptx_path = xtask::build_ptx(&root.join("tests/golden"), arch)
+        .unwrap_or_else(|e| panic!("building the golden kernels for {arch} failed:\n{e}"));
+    let found = kernels(&std::fs::read_to_string(&ptx_path).unwrap());
+    (ptx_path, found)
+}
+
+#[test]
+fn every_operation_emits_its_exact_ptx() {
+    let (ptx_path, found) = build(xtask::Arch::Sm90);
+    let mut failures = Vec::new();
+    let all = cases();
+    for (name, op, order, scope, ty) in &all {
+        let want = expected(op.name, op.kind, order, scope, ty);
+        match found.get(name) {
+            None => failures.push(format!("{name}: kernel missing from {}", ptx_path.display())),
+            Some(got) if *got != want => {
+                failures.push(format!("{name}: emitted {got:?}, expected {want:?}"))
+            }
+            Some(_) => {}
+        }
+    }
+    let extra: Vec<_> = found.keys().filter(|k| !all.iter().any(|c| &c.0 == *k)).collect();
+    assert!(extra.is_empty(), "kernels not in the case table: {extra:?}");
+    assert!(
+        failures.is_empty(),
+        "{} of {} golden cases wrong:\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n")
+    );
+    println!("{} golden cases checked in {}", all.len(), ptx_path.display());
+}
+
+#[test]
+fn pre_sm90_builds_leave_out_only_the_sm90_cases() {
+    let (_, found) = build(xtask::Arch::Sm80);
+    for (name, op, order, scope, ty) in cases() {
+        let present = found.contains_key(&name);
+        assert_eq!(present, !needs_sm90(scope, ty), "{name}: present on sm_80 = {present}");
+        if present {
+            let want = expected(op.name, op.kind, &order, scope, ty);
+            assert_eq!(found[&name], want, "{name} on sm_80");
+        }
+    }
+}
+
+#[test]
+fn the_oracle_matches_the_readme_table() {
+    // Spot checks of the oracle itself, so it cannot drift from the documented mapping.
+    let e = expected;
+    assert_eq!(e("load", Kind::Load, "SeqCst", "Gpu", "u32"), ["fence.sc.gpu", "ld.acquire.gpu.b32"]);
+    assert_eq!(e("store", Kind::Store, "SeqCst", "Sys", "u64"), ["fence.sc.sys", "st.relaxed.sys.b64"]);
+    assert_eq!(e("fetch_add", Kind::Rmw, "AcqRel", "Cta", "i32"), ["atom.acq_rel.cta.add.s32"]);
+    assert_eq!(e("fetch_max", Kind::Rmw, "Relaxed", "Gpu", "i64"), ["atom.relaxed.gpu.max.s64"]);
+    assert_eq!(e("compare_exchange", Kind::Cas, "Release_Acquire", "Gpu", "u32"), ["atom.acq_rel.gpu.cas.b32"]);
+    assert_eq!(e("red_add", Kind::Red, "SeqCst", "Gpu", "f32"), ["fence.sc.gpu", "red.relaxed.gpu.add.f32"]);
+    assert_eq!(e("fence", Kind::Fence, "Release", "Cluster", "none"), ["fence.acq_rel.cluster"]);
+}
