@@ -32,6 +32,8 @@ pub fn fence<S: Scope>(order: Ordering) {
 }
 
 /// `fence.sc.<scope>`: also the first half of every seq_cst operation.
+// On the host every scope is the whole system, so `S` is unused there.
+#[cfg_attr(not(target_arch = "nvptx64"), allow(clippy::extra_unused_type_parameters))]
 #[inline(always)]
 pub(crate) fn fence_sc<S: Scope>() {
     #[cfg(target_arch = "nvptx64")]
@@ -49,6 +51,7 @@ pub(crate) fn fence_sc<S: Scope>() {
 }
 
 /// `fence.acq_rel.<scope>`.
+#[cfg_attr(not(target_arch = "nvptx64"), allow(clippy::extra_unused_type_parameters))]
 #[inline(always)]
 fn fence_acq_rel<S: Scope>() {
     #[cfg(target_arch = "nvptx64")]

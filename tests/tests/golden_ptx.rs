@@ -229,3 +229,21 @@ fn the_oracle_matches_the_readme_table() {
     assert_eq!(e("red_add", Kind::Red, "SeqCst", "Gpu", "f32"), ["fence.sc.gpu", "red.relaxed.gpu.add.f32"]);
     assert_eq!(e("fence", Kind::Fence, "Release", "Cluster", "none"), ["fence.acq_rel.cluster"]);
 }
+
+#[test]
+fn convergence_regression_kernel_has_only_non_aligned_barriers() {
+    // The kernel shape that hung under rustc 1.95 with `bar.sync` (tests/kernels/src/
+    // convergence.rs). LLVM still duplicates its barriers (so the guard is needed), and every
+    // copy must be the non-`.aligned` `barrier.sync`.
+    let root = xtask::workspace_root();
+    let ptx_path = xtask::build_ptx(&root.join("tests/kernels"), xtask::Arch::Sm90)
+        .unwrap_or_else(|e| panic!("building the test kernels failed:\n{e}"));
+    let found = kernels(&std::fs::read_to_string(&ptx_path).unwrap());
+    let insns = &found["convergence_regression"];
+    let barriers: Vec<_> = insns.iter().filter(|i| i.starts_with("bar")).collect();
+    assert!(!barriers.is_empty(), "no barrier in convergence_regression");
+    assert!(
+        barriers.iter().all(|b| *b == "barrier.sync"),
+        "aligned barrier in convergence_regression: {barriers:?}"
+    );
+}

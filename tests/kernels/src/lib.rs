@@ -7,6 +7,7 @@ mod atomics;
 mod convergence;
 mod harness;
 mod message;
+mod readme;
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
