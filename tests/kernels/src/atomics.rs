@@ -2,7 +2,9 @@
 
 use crate::global_id;
 use core::arch::nvptx::{_block_idx_x, _thread_idx_x};
-use ptx_sync::{Atomic, Cluster, Cta, Gpu, Ordering, Scope, Sys};
+#[cfg(target_feature = "sm_90")]
+use ptx_sync::Cluster;
+use ptx_sync::{Atomic, Cta, Gpu, Ordering, Scope, Sys};
 
 include!("../../mix.rs");
 
@@ -110,18 +112,22 @@ macro_rules! contend_int {
 
 
 contend_int!(contend_u32_cta, u32, Cta);
+#[cfg(target_feature = "sm_90")] // cluster scope is sm_90+
 contend_int!(contend_u32_cluster, u32, Cluster);
 contend_int!(contend_u32_gpu, u32, Gpu);
 contend_int!(contend_u32_sys, u32, Sys);
 contend_int!(contend_i32_cta, i32, Cta);
+#[cfg(target_feature = "sm_90")] // cluster scope is sm_90+
 contend_int!(contend_i32_cluster, i32, Cluster);
 contend_int!(contend_i32_gpu, i32, Gpu);
 contend_int!(contend_i32_sys, i32, Sys);
 contend_int!(contend_u64_cta, u64, Cta);
+#[cfg(target_feature = "sm_90")] // cluster scope is sm_90+
 contend_int!(contend_u64_cluster, u64, Cluster);
 contend_int!(contend_u64_gpu, u64, Gpu);
 contend_int!(contend_u64_sys, u64, Sys);
 contend_int!(contend_i64_cta, i64, Cta);
+#[cfg(target_feature = "sm_90")] // cluster scope is sm_90+
 contend_int!(contend_i64_cluster, i64, Cluster);
 contend_int!(contend_i64_gpu, i64, Gpu);
 contend_int!(contend_i64_sys, i64, Sys);

@@ -9,3 +9,9 @@ pub unsafe extern "ptx-kernel" fn smoke_iota(out: *mut u32, n: u32) {
         *out.add(i as usize) = i;
     }
 }
+
+/// Never returns: spins on a flag nobody sets (the watchdog test's deliberately hung kernel).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn harness_hang(flag: *const u32) {
+    while ptx_sync::volatile::read_volatile(flag) == 0 {}
+}

@@ -1,0 +1,54 @@
+//! Cooperative launch sizing: spinning on another block only makes progress if that block is
+//! resident, which only a cooperative launch within the occupancy limit guarantees.
+
+use crate::{Error, Gpu, Kernel, Result};
+use cudarc::driver::sys;
+
+/// How many blocks of a kernel can be resident at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoopLimit {
+    /// Resident blocks per SM for this kernel, block size and shared memory.
+    pub blocks_per_sm: u32,
+    /// SMs on the device.
+    pub sms: u32,
+    /// `blocks_per_sm * sms`: the largest cooperative grid.
+    pub max_blocks: u32,
+}
+
+impl Gpu {
+    /// The largest cooperative grid for `kernel` with `block_threads` threads and
+    /// `dyn_smem_bytes` of dynamic shared memory per block, from the occupancy calculator.
+    pub fn cooperative_limit(&self, kernel: &Kernel, block_threads: u32, dyn_smem_bytes: u32) -> Result<CoopLimit> {
+        if block_threads == 0 {
+            return Err(Error::Empty("threads per block"));
+        }
+        let supported = self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)?;
+        if supported == 0 {
+            return Err(Error::NoCooperativeLaunch { device: self.name() });
+        }
+        let blocks_per_sm = kernel
+            .function()
+            .occupancy_max_active_blocks_per_multiprocessor(block_threads, dyn_smem_bytes as usize, None)
+            .map_err(|e| self.driver_error(&format!("occupancy of `{}`", kernel.name()), e))?;
+        let sms = self.sm_count();
+        Ok(CoopLimit { blocks_per_sm, sms, max_blocks: blocks_per_sm * sms })
+    }
+
+    /// Checks that `grid_blocks` blocks fit in one cooperative launch, or says which limit
+    /// they exceed ([`Error::GridTooLarge`]). Call before `launch_cooperative`.
+    pub fn check_cooperative(&self, kernel: &Kernel, grid_blocks: u32, block_threads: u32, dyn_smem_bytes: u32) -> Result<CoopLimit> {
+        if grid_blocks == 0 {
+            return Err(Error::Empty("grid blocks"));
+        }
+        let limit = self.cooperative_limit(kernel, block_threads, dyn_smem_bytes)?;
+        if grid_blocks > limit.max_blocks {
+            return Err(Error::GridTooLarge {
+                kernel: kernel.name().to_string(),
+                requested_blocks: grid_blocks,
+                limit,
+                block_threads,
+            });
+        }
+        Ok(limit)
+    }
+}

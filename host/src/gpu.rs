@@ -1,0 +1,153 @@
+use crate::{Error, Result};
+use cudarc::driver::{sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError, ValidAsZeroBits};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Whether a CUDA driver can be used here; `Err` says why not. Never panics (cudarc's
+/// dynamic loader panics when `libcuda.so` is missing, so that is checked first).
+pub fn driver_available() -> std::result::Result<(), String> {
+    // SAFETY: only tries to open the library.
+    if !unsafe { sys::is_culib_present() } {
+        return Err("libcuda.so could not be loaded (no NVIDIA driver on this machine)".into());
+    }
+    // The library is present, so the symbol loader does not panic.
+    match cudarc::driver::result::init() {
+        Ok(()) => Ok(()),
+        Err(e) => Err(format!("cuInit failed: {e}")),
+    }
+}
+
+/// One GPU: its context and the stream tests launch on.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+}
+
+impl Gpu {
+    /// Opens GPU `ordinal`, or reports [`Error::NoDriver`].
+    pub fn open(ordinal: usize) -> Result<Gpu> {
+        driver_available().map_err(Error::NoDriver)?;
+        let ctx = CudaContext::new(ordinal).map_err(|e| Error::Driver { what: format!("opening GPU {ordinal}"), source: e })?;
+        let stream = ctx.default_stream();
+        Ok(Gpu { ctx, stream })
+    }
+
+    /// Wraps a driver error with what was being done.
+    pub fn driver_error(&self, what: &str, source: DriverError) -> Error {
+        Error::Driver { what: what.to_string(), source }
+    }
+
+    /// The cudarc context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream every helper here uses (launch on it with `launch_builder`).
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The device name, e.g. "NVIDIA H100 80GB HBM3".
+    pub fn name(&self) -> String {
+        self.ctx.name().unwrap_or_else(|e| format!("<name unavailable: {e}>"))
+    }
+
+    /// Number of streaming multiprocessors.
+    pub fn sm_count(&self) -> u32 {
+        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).unwrap_or(0) as u32
+    }
+
+    /// Compute capability (major, minor).
+    pub fn compute_capability(&self) -> (u32, u32) {
+        self.ctx.compute_capability().map(|(a, b)| (a as u32, b as u32)).unwrap_or((0, 0))
+    }
+
+    pub(crate) fn attribute(&self, a: sys::CUdevice_attribute) -> Result<i32> {
+        self.ctx.attribute(a).map_err(|e| self.driver_error("reading a device attribute", e))
+    }
+
+    /// Loads a PTX file; [`Error::PtxNotFound`] before touching the driver if it is missing.
+    pub fn load_ptx(&self, path: &Path) -> Result<Module> {
+        if !path.is_file() {
+            return Err(Error::PtxNotFound(path.to_path_buf()));
+        }
+        let ptx = cudarc::nvrtc::Ptx::from_file(path);
+        let module = self.ctx.load_module(ptx).map_err(|e| self.driver_error(&format!("loading {}", path.display()), e))?;
+        Ok(Module { module, path: path.to_path_buf() })
+    }
+
+    /// `n` zeroed elements of device memory.
+    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, n: usize) -> Result<CudaSlice<T>> {
+        if n == 0 {
+            return Err(Error::Empty("buffer length"));
+        }
+        self.stream.alloc_zeros(n).map_err(|e| self.driver_error("allocating device memory", e))
+    }
+
+    /// Copies `data` to new device memory.
+    pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>> {
+        if data.is_empty() {
+            return Err(Error::Empty("buffer length"));
+        }
+        self.stream.clone_htod(data).map_err(|e| self.driver_error("copying to the GPU", e))
+    }
+
+    /// Copies device memory back (waits for the stream).
+    pub fn download<T: DeviceRepr>(&self, data: &CudaSlice<T>) -> Result<Vec<T>> {
+        self.stream.clone_dtoh(data).map_err(|e| self.driver_error("copying from the GPU", e))
+    }
+
+    /// Waits until everything launched on the stream has finished, polling instead of blocking
+    /// so that a kernel that never finishes becomes [`Error::Timeout`] after `limit`. A kernel
+    /// that trapped or faulted is reported as a driver error.
+    pub fn wait(&self, limit: Duration) -> Result<()> {
+        let event = self.stream.record_event(None).map_err(|e| self.driver_error("recording an event", e))?;
+        let start = Instant::now();
+        loop {
+            match event.try_is_complete() {
+                Ok(true) => return Ok(()),
+                Ok(false) if start.elapsed() > limit => {
+                    return Err(Error::Timeout { what: "the GPU work".into(), limit });
+                }
+                Ok(false) => std::thread::sleep(Duration::from_micros(200)),
+                Err(e) => return Err(self.driver_error("kernel execution", e)),
+            }
+        }
+    }
+}
+
+/// A loaded PTX module.
+pub struct Module {
+    module: Arc<CudaModule>,
+    path: PathBuf,
+}
+
+impl Module {
+    /// The kernel called `name`, or [`Error::KernelNotFound`].
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        match self.module.load_function(name) {
+            Ok(function) => Ok(Kernel { function, name: name.to_string() }),
+            Err(_) => Err(Error::KernelNotFound { ptx: self.path.clone(), name: name.to_string() }),
+        }
+    }
+}
+
+/// A kernel of a loaded module.
+#[derive(Clone)]
+pub struct Kernel {
+    function: CudaFunction,
+    name: String,
+}
+
+impl Kernel {
+    /// The cudarc function, for `stream.launch_builder(kernel.function())`.
+    pub fn function(&self) -> &CudaFunction {
+        &self.function
+    }
+
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}

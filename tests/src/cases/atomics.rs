@@ -1,0 +1,263 @@
+//! Every RMW under heavy contention at every scope, with placement matching the scope:
+//! `Cta` (and `Cluster`, whose clusters are single blocks in a plain launch) contend per block
+//! on the block's own word; `Gpu` and `Sys` contend grid-wide on one word. Results are exact.
+
+use crate::{Ctx, GpuTest};
+use cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits};
+use std::fmt::Debug;
+use std::time::Duration;
+
+#[allow(dead_code)]
+mod shared {
+    include!("../../mix.rs");
+}
+use shared::{float_step, mix, op, BLOCK_STRIDE};
+
+const THREADS: u32 = 256;
+const ITERS: u32 = 16;
+const INC_LIMIT: u32 = 1000;
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Host arithmetic for one integer type, mirroring what the kernel did.
+trait Word: Copy + Eq + Debug + DeviceRepr + ValidAsZeroBits + Unpin + 'static {
+    const MIN: Self;
+    const MAX: Self;
+    fn from_mix(x: u64) -> Self;
+    fn from_count(n: u64) -> Self;
+    fn add(self, o: Self) -> Self;
+    fn xor(self, o: Self) -> Self;
+    fn neg(self) -> Self;
+    fn min(self, o: Self) -> Self;
+    fn max(self, o: Self) -> Self;
+}
+
+macro_rules! word {
+    ($($t:ty),*) => {$(
+        impl Word for $t {
+            const MIN: Self = <$t>::MIN;
+            const MAX: Self = <$t>::MAX;
+            fn from_mix(x: u64) -> Self { x as $t }
+            fn from_count(n: u64) -> Self { n as $t }
+            fn add(self, o: Self) -> Self { self.wrapping_add(o) }
+            fn xor(self, o: Self) -> Self { self ^ o }
+            fn neg(self) -> Self { self.wrapping_neg() }
+            fn min(self, o: Self) -> Self { Ord::min(self, o) }
+            fn max(self, o: Self) -> Self { Ord::max(self, o) }
+        }
+    )*};
+}
+word!(u32, i32, u64, i64);
+
+fn grid(ctx: &Ctx) -> u32 {
+    2 * ctx.gpu.sm_count()
+}
+
+/// The word's start value for `op`, and what it must hold afterwards, for the threads `group`.
+fn expect<T: Word>(op: u32, group: std::ops::Range<u32>, acc: &[T]) -> (T, T, Option<(T, T)>) {
+    let n = (group.len() as u64) * ITERS as u64;
+    let each = || group.clone().flat_map(|t| (0..ITERS).map(move |i| T::from_mix(mix(t, i))));
+    match op {
+        op::FETCH_ADD | op::CAS_LOOP_ADD | op::RED_ADD => (T::from_count(0), T::from_count(n), None),
+        op::FETCH_SUB => (T::from_count(0), T::from_count(n).neg(), None),
+        op::FETCH_XOR => (T::from_count(0), each().fold(T::from_count(0), T::xor), None),
+        op::FETCH_MIN => (T::MAX, each().fold(T::MAX, T::min), None),
+        op::FETCH_MAX => (T::MIN, each().fold(T::MIN, T::max), None),
+        op::FETCH_OR_AND => (T::from_count(0), T::from_count(0), None),
+        op::FETCH_INC => (T::from_count(0), T::from_count(n % (INC_LIMIT as u64 + 1)), None),
+        op::FETCH_DEC => {
+            let m = INC_LIMIT as u64 + 1;
+            (T::from_count(0), T::from_count((m - n % m) % m), None)
+        }
+        op::SWAP => {
+            // Values are conserved: what was swapped out plus what is left equals what was
+            // swapped in plus the start value (0).
+            let swapped_in = each().fold(T::from_count(0), T::add);
+            let swapped_out = group.map(|t| acc[t as usize]).fold(T::from_count(0), T::add);
+            (T::from_count(0), T::from_count(0), Some((swapped_in, swapped_out)))
+        }
+        _ => unreachable!(),
+    }
+}
+
+const OPS: [(u32, &str); 11] = [
+    (op::FETCH_ADD, "fetch_add"),
+    (op::FETCH_SUB, "fetch_sub"),
+    (op::CAS_LOOP_ADD, "cas_loop_add"),
+    (op::FETCH_XOR, "fetch_xor"),
+    (op::FETCH_MIN, "fetch_min"),
+    (op::FETCH_MAX, "fetch_max"),
+    (op::RED_ADD, "red_add"),
+    (op::SWAP, "swap"),
+    (op::FETCH_OR_AND, "fetch_or_and"),
+    (op::FETCH_INC, "fetch_inc"),
+    (op::FETCH_DEC, "fetch_dec"),
+];
+
+fn contend<T: Word>(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result<String, String> {
+    let kernel = ctx.kernel(&format!("contend_{ty}_{scope}"))?;
+    let blocks = grid(ctx);
+    let threads = blocks * THREADS;
+    let stream = ctx.gpu.stream();
+    let mut checked = 0u64;
+    for (opcode, name) in OPS {
+        if matches!(opcode, op::FETCH_INC | op::FETCH_DEC) && ty != "u32" {
+            continue;
+        }
+        // Two orders per op, spread so every order runs on every type and scope.
+        for order in [opcode % 5, (opcode + 2) % 5] {
+            let groups: Vec<std::ops::Range<u32>> = if per_block {
+                (0..blocks).map(|b| b * THREADS..(b + 1) * THREADS).collect()
+            } else {
+                vec![0..threads]
+            };
+            let start = expect::<T>(opcode, 0..0, &[]).0;
+            let mut words_host = vec![T::from_count(0); blocks as usize * BLOCK_STRIDE];
+            for g in 0..groups.len() {
+                words_host[g * BLOCK_STRIDE] = start;
+            }
+            let words = stream.clone_htod(&words_host).map_err(|e| format!("upload: {e}"))?;
+            let acc = stream.alloc_zeros::<T>(threads as usize).map_err(|e| format!("alloc: {e}"))?;
+            let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+            let pb = per_block as u32;
+            let mut b = stream.launch_builder(kernel.function());
+            b.arg(&words).arg(&opcode).arg(&ITERS).arg(&pb).arg(&order).arg(&INC_LIMIT).arg(&acc);
+            unsafe { b.launch(cfg) }.map_err(|e| format!("{name}: launch: {e}"))?;
+            ctx.gpu.wait(TIMEOUT).map_err(|e| format!("{name}: {e}"))?;
+            let words_out = stream.clone_dtoh(&words).map_err(|e| format!("download: {e}"))?;
+            let acc_out = stream.clone_dtoh(&acc).map_err(|e| format!("download: {e}"))?;
+            for (g, range) in groups.into_iter().enumerate() {
+                let (_, want, conserved) = expect::<T>(opcode, range.clone(), &acc_out);
+                let got = words_out[g * BLOCK_STRIDE];
+                match conserved {
+                    None if got != want => {
+                        return Err(format!("{name} order {order} group {g}: word = {got:?}, expected {want:?}"))
+                    }
+                    Some((swapped_in, swapped_out)) if swapped_out.add(got) != swapped_in => {
+                        return Err(format!(
+                            "{name} order {order} group {g}: swapped out {swapped_out:?} + left {got:?} != swapped in {swapped_in:?}"
+                        ))
+                    }
+                    _ => {}
+                }
+                checked += range.len() as u64 * ITERS as u64;
+            }
+        }
+    }
+    Ok(format!("{checked} contended operations checked, {blocks}x{THREADS} threads"))
+}
+
+fn contend_float(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result<String, String> {
+    let kernel = ctx.kernel(&format!("contend_{ty}_{scope}"))?;
+    let blocks = grid(ctx);
+    let stream = ctx.gpu.stream();
+    let mut checked = 0u64;
+    for use_red in [0u32, 1] {
+        let groups: Vec<std::ops::Range<u32>> = if per_block {
+            (0..blocks).map(|b| b * THREADS..(b + 1) * THREADS).collect()
+        } else {
+            vec![0..blocks * THREADS]
+        };
+        let len = blocks as usize * BLOCK_STRIDE;
+        let (got, want): (Vec<f64>, Vec<f64>) = if ty == "f32" {
+            let words = stream.alloc_zeros::<f32>(len).map_err(|e| e.to_string())?;
+            let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+            let pb = per_block as u32;
+            let mut b = stream.launch_builder(kernel.function());
+            b.arg(&words).arg(&ITERS).arg(&pb).arg(&use_red);
+            unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
+            ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+            let out = stream.clone_dtoh(&words).map_err(|e| e.to_string())?;
+            groups
+                .iter()
+                .enumerate()
+                .map(|(g, r)| {
+                    let want: f32 = r.clone().map(|t| float_step(t) * ITERS as f32).sum();
+                    (out[g * BLOCK_STRIDE] as f64, want as f64)
+                })
+                .unzip()
+        } else {
+            let words = stream.alloc_zeros::<f64>(len).map_err(|e| e.to_string())?;
+            let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+            let pb = per_block as u32;
+            let mut b = stream.launch_builder(kernel.function());
+            b.arg(&words).arg(&ITERS).arg(&pb).arg(&use_red);
+            unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
+            ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+            let out = stream.clone_dtoh(&words).map_err(|e| e.to_string())?;
+            groups
+                .iter()
+                .enumerate()
+                .map(|(g, r)| (out[g * BLOCK_STRIDE], r.clone().map(|t| float_step(t) as f64 * ITERS as f64).sum::<f64>()))
+                .unzip()
+        };
+        for (g, (got, want)) in got.iter().zip(&want).enumerate() {
+            // Every partial sum is a multiple of 1/4 below 2^22: exact, so equality is required.
+            if got != want {
+                let how = if use_red == 1 { "red_add" } else { "fetch_add" };
+                return Err(format!("{how} group {g}: sum {got}, host reference {want}"));
+            }
+        }
+        checked += blocks as u64 * THREADS as u64 * ITERS as u64;
+    }
+    Ok(format!("{checked} float adds summed exactly"))
+}
+
+fn tickets(ctx: &Ctx) -> Result<String, String> {
+    let kernel = ctx.kernel("tickets_gpu")?;
+    let blocks = grid(ctx);
+    let total = (blocks * THREADS * ITERS) as usize;
+    let stream = ctx.gpu.stream();
+    let counter = stream.alloc_zeros::<u32>(1).map_err(|e| e.to_string())?;
+    let seen = stream.alloc_zeros::<u32>(total).map_err(|e| e.to_string())?;
+    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+    let mut b = stream.launch_builder(kernel.function());
+    b.arg(&counter).arg(&seen).arg(&ITERS);
+    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
+    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+    let seen = stream.clone_dtoh(&seen).map_err(|e| e.to_string())?;
+    let counter = stream.clone_dtoh(&counter).map_err(|e| e.to_string())?[0];
+    if counter as usize != total {
+        return Err(format!("counter ended at {counter}, expected {total}"));
+    }
+    if let Some((t, n)) = seen.iter().enumerate().find(|(_, &n)| n != 1) {
+        return Err(format!("ticket {t} handed out {n} times"));
+    }
+    Ok(format!("{total} fetch_add tickets, each exactly once"))
+}
+
+macro_rules! int_cases {
+    ($($name:literal => $t:ty, $ty:literal, $scope:literal, $pb:expr;)*) => {
+        vec![$(GpuTest { name: $name, timeout: TIMEOUT, run: |ctx| contend::<$t>(ctx, $ty, $scope, $pb) },)*]
+    };
+}
+
+pub fn tests() -> Vec<GpuTest> {
+    let mut v = int_cases! {
+        "atomics_u32_cta" => u32, "u32", "cta", true;
+        "atomics_u32_cluster" => u32, "u32", "cluster", true;
+        "atomics_u32_gpu" => u32, "u32", "gpu", false;
+        "atomics_u32_sys" => u32, "u32", "sys", false;
+        "atomics_i32_cta" => i32, "i32", "cta", true;
+        "atomics_i32_cluster" => i32, "i32", "cluster", true;
+        "atomics_i32_gpu" => i32, "i32", "gpu", false;
+        "atomics_i32_sys" => i32, "i32", "sys", false;
+        "atomics_u64_cta" => u64, "u64", "cta", true;
+        "atomics_u64_cluster" => u64, "u64", "cluster", true;
+        "atomics_u64_gpu" => u64, "u64", "gpu", false;
+        "atomics_u64_sys" => u64, "u64", "sys", false;
+        "atomics_i64_cta" => i64, "i64", "cta", true;
+        "atomics_i64_cluster" => i64, "i64", "cluster", true;
+        "atomics_i64_gpu" => i64, "i64", "gpu", false;
+        "atomics_i64_sys" => i64, "i64", "sys", false;
+    };
+    v.extend([
+        GpuTest { name: "atomics_f32_cta", timeout: TIMEOUT, run: |c| contend_float(c, "f32", "cta", true) },
+        GpuTest { name: "atomics_f32_gpu", timeout: TIMEOUT, run: |c| contend_float(c, "f32", "gpu", false) },
+        GpuTest { name: "atomics_f32_sys", timeout: TIMEOUT, run: |c| contend_float(c, "f32", "sys", false) },
+        GpuTest { name: "atomics_f64_cta", timeout: TIMEOUT, run: |c| contend_float(c, "f64", "cta", true) },
+        GpuTest { name: "atomics_f64_gpu", timeout: TIMEOUT, run: |c| contend_float(c, "f64", "gpu", false) },
+        GpuTest { name: "atomics_f64_sys", timeout: TIMEOUT, run: |c| contend_float(c, "f64", "sys", false) },
+        GpuTest { name: "atomics_fetch_add_tickets_unique", timeout: TIMEOUT, run: tickets },
+    ]);
+    v
+}

@@ -1,0 +1,54 @@
+//! The GPU integration suite: test cases (`cases/*`) and the runner that executes each in its
+//! own process under a watchdog (`runner`), used by the `gpu-tests` binary.
+
+pub mod cases;
+pub mod runner;
+
+use ptx_sync_host::{Gpu, Kernel, Module};
+use std::cell::OnceCell;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The PTX file of tests/kernels inside the PTX directory.
+pub const KERNELS_PTX: &str = "ptx_sync_test_kernels.ptx";
+
+/// What a test gets: the GPU and its kernels.
+pub struct Ctx {
+    /// The GPU under test.
+    pub gpu: Gpu,
+    /// Where the PTX files are.
+    pub ptx_dir: PathBuf,
+    kernels: OnceCell<Module>,
+}
+
+impl Ctx {
+    /// Opens GPU 0 for the PTX in `ptx_dir`.
+    pub fn new(ptx_dir: PathBuf) -> Result<Ctx, String> {
+        let gpu = Gpu::open(0).map_err(|e| e.to_string())?;
+        Ok(Ctx { gpu, ptx_dir, kernels: OnceCell::new() })
+    }
+
+    /// A kernel of tests/kernels (the module is loaded once, on first use).
+    pub fn kernel(&self, name: &str) -> Result<Kernel, String> {
+        if self.kernels.get().is_none() {
+            let module = self.gpu.load_ptx(&self.ptx_dir.join(KERNELS_PTX)).map_err(|e| e.to_string())?;
+            let _ = self.kernels.set(module);
+        }
+        self.kernels.get().unwrap().kernel(name).map_err(|e| e.to_string())
+    }
+}
+
+/// One GPU test: `run` returns a short account of what it checked, or why it failed.
+pub struct GpuTest {
+    /// Unique name (what `--filter` and the report use).
+    pub name: &'static str,
+    /// The watchdog's limit for this test's process.
+    pub timeout: Duration,
+    /// The test.
+    pub run: fn(&Ctx) -> Result<String, String>,
+}
+
+/// Every test of the suite, in run order.
+pub fn all_tests() -> Vec<GpuTest> {
+    cases::tests()
+}

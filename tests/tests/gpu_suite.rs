@@ -1,0 +1,30 @@
+//! `cargo test`'s entry to the GPU suite (harness = false, so its output is never captured).
+//! Without a CUDA driver it says so and passes: CI and GPU-less machines skip visibly. With a
+//! driver it builds the PTX and runs the whole suite through the `gpu-tests` runner.
+
+use std::process::{exit, Command};
+
+fn main() {
+    if let Err(why) = ptx_sync_host::driver_available() {
+        println!("gpu suite: skipped: no CUDA driver ({why})");
+        return;
+    }
+    let arch: xtask::Arch = match std::env::var("PTX_SYNC_ARCH") {
+        Ok(a) => a.parse().unwrap_or_else(|e| {
+            eprintln!("PTX_SYNC_ARCH: {e}");
+            exit(1)
+        }),
+        Err(_) => xtask::Arch::Sm90,
+    };
+    let ptx = xtask::build_all(arch).unwrap_or_else(|e| {
+        eprintln!("gpu suite: building the PTX failed:\n{e}");
+        exit(1)
+    });
+    let ptx_dir = ptx[0].parent().expect("PTX files live in a directory");
+    let status = Command::new(env!("CARGO_BIN_EXE_gpu-tests"))
+        .arg("--ptx-dir")
+        .arg(ptx_dir)
+        .status()
+        .expect("running gpu-tests");
+    exit(status.code().unwrap_or(1));
+}

@@ -1,0 +1,27 @@
+//! Build support shared by `cargo xtask` and the tests: building the kernel crates to PTX,
+//! finding and running `ptxas`, and staging the GPU suite for a machine without Rust.
+//! std only: no dependencies.
+
+mod arch;
+mod ptx;
+mod ptxas;
+mod stage;
+
+pub use arch::Arch;
+pub use ptx::{build_all, build_ptx, ptx_stem, KERNEL_CRATES, TARGET};
+pub use ptxas::{find_ptxas, ptxas_check, INSTALL_HINT};
+pub use stage::stage;
+
+use std::path::PathBuf;
+
+/// The workspace root (the directory holding the top-level Cargo.toml).
+pub fn workspace_root() -> PathBuf {
+    let xtask = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    xtask.parent().expect("xtask lives in the workspace root").to_path_buf()
+}
+
+/// Same as [`Arch::ptxas_archs_checked`]: the archs the PTX checks assemble for here, and
+/// notes on the archs left out.
+pub fn ptxas_archs_checked() -> (Vec<Arch>, Vec<String>) {
+    Arch::ptxas_archs_checked()
+}

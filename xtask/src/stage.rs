@@ -1,0 +1,131 @@
+use crate::ptx::{cargo, tail};
+use crate::{build_all, workspace_root, Arch};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The runner's binary target (tests/src/bin/gpu-tests.rs in package ptx-sync-tests).
+const RUNNER: &str = "gpu-tests";
+
+/// First line of the staged README.txt; marks a folder `stage` may overwrite.
+const MARK: &str = "ptx-sync GPU suite, staged by `cargo xtask stage`";
+
+const RUN_SH: &str = r#"#!/usr/bin/env bash
+# Runs the ptx-sync GPU suite from this folder; needs an NVIDIA driver, not Rust or CUDA.
+# Options are the runner's: --list, --filter SUBSTR.
+cd "$(dirname "$0")"
+exec ./gpu-tests --ptx-dir ./ptx "$@"
+"#;
+
+fn io<T>(what: &Path, r: std::io::Result<T>) -> Result<T, String> {
+    r.map_err(|e| format!("{}: {e}", what.display()))
+}
+
+/// Builds the release `gpu-tests` runner and every kernel crate's PTX for `arch`, and puts them
+/// with `run.sh` and a README.txt into `dir` (`gpu-tests`, `ptx/*.ptx`): a folder that runs the
+/// GPU suite on any x86-64 Linux machine with an NVIDIA driver (no cargo, no CUDA toolkit).
+/// The runner is stripped. `dir` must be missing, empty, or an earlier stage.
+pub fn stage(dir: &Path, arch: Arch) -> Result<(), String> {
+    check_dir(dir)?;
+    let runner = build_runner()?;
+    let ptx = build_all(arch)?;
+
+    let ptx_dir = dir.join("ptx");
+    if ptx_dir.exists() {
+        io(&ptx_dir, fs::remove_dir_all(&ptx_dir))?;
+    }
+    io(&ptx_dir, fs::create_dir_all(&ptx_dir))?;
+    for p in &ptx {
+        let to = ptx_dir.join(p.file_name().unwrap_or_default());
+        io(p, fs::copy(p, &to))?;
+    }
+    let bin = dir.join(RUNNER);
+    let _ = fs::remove_file(&bin);
+    io(&runner, fs::copy(&runner, &bin))?;
+    strip(&bin);
+    let run = dir.join("run.sh");
+    io(&run, fs::write(&run, RUN_SH))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        io(&run, fs::set_permissions(&run, fs::Permissions::from_mode(0o755)))?;
+    }
+    let readme = dir.join("README.txt");
+    let names: Vec<String> = ptx.iter().map(|p| p.file_name().unwrap_or_default().to_string_lossy().into()).collect();
+    let text = format!(
+        "{MARK} for {arch} (PTX ISA {}.{}: needs a CUDA 12.4+ driver).\n\n\
+         ./run.sh                 run every GPU test (one process each, under a watchdog)\n\
+         ./run.sh --list          list the tests\n\
+         ./run.sh --filter SUBSTR run the tests whose name contains SUBSTR\n\n\
+         The last line is `N passed, N failed`. Exit status: 0 all passed, 1 failures,\n\
+         2 no CUDA driver. Needs no Rust and no CUDA toolkit, only libcuda.so.\n\
+         Files: gpu-tests (the runner), run.sh, ptx/{}.\n",
+        Arch::PTX_ISA.0,
+        Arch::PTX_ISA.1,
+        names.join(", ptx/"),
+    );
+    io(&readme, fs::write(&readme, text))
+}
+
+/// Refuses to write into a non-empty folder that is not an earlier stage.
+fn check_dir(dir: &Path) -> Result<(), String> {
+    if !dir.exists() {
+        return io(dir, fs::create_dir_all(dir));
+    }
+    let empty = io(dir, fs::read_dir(dir))?.next().is_none();
+    let ours = fs::read_to_string(dir.join("README.txt")).is_ok_and(|t| t.starts_with(MARK));
+    if empty || ours {
+        Ok(())
+    } else {
+        Err(format!("{} is neither empty nor an earlier stage; not writing there", dir.display()))
+    }
+}
+
+/// `cargo build --release -p ptx-sync-tests --bin gpu-tests`; returns the executable's path
+/// (from cargo's JSON messages, so `CARGO_TARGET_DIR` and `build.target-dir` are honoured).
+fn build_runner() -> Result<PathBuf, String> {
+    let out = cargo()
+        .current_dir(workspace_root())
+        .args(["build", "--release", "-p", "ptx-sync-tests", "--bin", RUNNER])
+        .arg("--message-format=json-render-diagnostics")
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("could not run cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "building the {RUNNER} runner (tests/src/bin/{RUNNER}.rs) failed; cargo's output is above"
+        ));
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let name = format!("\"name\":\"{RUNNER}\"");
+    stdout
+        .lines()
+        .filter(|l| l.contains("\"reason\":\"compiler-artifact\"") && l.contains(&name))
+        .find_map(|l| {
+            let rest = &l[l.find("\"executable\":\"")? + 14..];
+            Some(PathBuf::from(&rest[..rest.find('"')?]))
+        })
+        .ok_or_else(|| format!("cargo built no {RUNNER} executable:\n{}", tail(&out.stdout, 5)))
+}
+
+/// Strips `bin` in place with the toolchain's `llvm-strip` (component llvm-tools) or `strip`;
+/// leaves it as it is (with a note) when neither works.
+fn strip(bin: &Path) {
+    let mut tools = Vec::new();
+    let sysroot = Command::new("rustc").current_dir(workspace_root()).args(["--print", "sysroot"]).output();
+    if let Ok(out) = sysroot {
+        let rustlib = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("lib/rustlib");
+        for entry in fs::read_dir(rustlib).into_iter().flatten().flatten() {
+            tools.push(entry.path().join("bin/llvm-strip"));
+        }
+    }
+    tools.retain(|t| t.is_file());
+    tools.push("strip".into());
+    for tool in tools {
+        let ok = Command::new(&tool).arg("--strip-all").arg(bin).output();
+        if ok.is_ok_and(|o| o.status.success()) {
+            return;
+        }
+    }
+    eprintln!("note: could not strip {} (no llvm-strip or strip)", bin.display());
+}
