@@ -8,7 +8,7 @@ mod ptxas;
 mod stage;
 
 pub use arch::Arch;
-pub use ptx::{build_all, build_ptx, ptx_stem, KERNEL_CRATES, TARGET};
+pub use ptx::{build_all, build_ptx, clippy_ptx, ptx_stem, KERNEL_CRATES, TARGET};
 pub use ptxas::{find_ptxas, ptxas_check, INSTALL_HINT};
 pub use stage::stage;
 
@@ -17,7 +17,10 @@ use std::path::PathBuf;
 /// The workspace root (the directory holding the top-level Cargo.toml).
 pub fn workspace_root() -> PathBuf {
     let xtask = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    xtask.parent().expect("xtask lives in the workspace root").to_path_buf()
+    xtask
+        .parent()
+        .expect("xtask lives in the workspace root")
+        .to_path_buf()
 }
 
 /// Same as [`Arch::ptxas_archs_checked`]: the archs the PTX checks assemble for here, and

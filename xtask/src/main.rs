@@ -2,97 +2,157 @@
 
 use std::path::PathBuf;
 use std::process::{exit, Command};
-use xtask::{build_all, find_ptxas, ptxas_check, stage, workspace_root, Arch};
+use std::time::Instant;
+use xtask::workspace_root;
+use xtask::{build_ptx, clippy_ptx, find_ptxas, ptxas_archs_checked, ptxas_check, stage};
+use xtask::{Arch, KERNEL_CRATES};
 
 const HELP: &str = "\
 cargo xtask <command> [options]
 
-  build-ptx [--arch sm_90]            build every kernel crate to PTX and print the paths
-  ptxas [--arch sm_XX]                build and assemble the PTX with ptxas (default: sm_75,
-                                      sm_80, sm_90, and sm_70 when a CUDA 12 ptxas is found)
+  build-ptx [--arch sm_90]        build every kernel crate to PTX, print the paths
+  ptxas [--arch sm_XX]            build and assemble every kernel crate with ptxas; default:
+                                  sm_75, sm_80, sm_90, and sm_70 when a CUDA 12 ptxas is found
   stage [--dir .stage/gpu] [--arch sm_90]
-                                      runner + PTX + run.sh in one folder, for a GPU machine
-                                      without Rust (copy it there, run ./run.sh)
-  test-gpu [--arch sm_90] [--filter S]
-                                      build, ptxas-check, stage and run the GPU suite here
-  help                                this text";
+                                  put the GPU runner, the PTX and run.sh into one folder; copy
+                                  it to a GPU machine (no Rust needed there) and run ./run.sh
+  test-gpu [--arch sm_90] [--filter SUBSTR] [--dir .stage/gpu]
+                                  build + ptxas-check the PTX, stage, run the GPU suite here
+  clippy-ptx [--arch sm_XX]       clippy -D warnings on the device crate and the kernel crates
+                                  for nvptx (default: sm_80 and sm_90)
+  help                            this text
 
+Archs: sm_70, sm_75, sm_80, sm_90. ptxas: $PTXAS ($PTXAS_SM70), PATH, /usr/local/cuda/bin,
+or `python3 -m pip install nvidia-cuda-nvcc nvidia-cuda-nvcc-cu12`.";
+
+#[derive(Default)]
 struct Args {
     arch: Option<Arch>,
-    dir: PathBuf,
+    dir: Option<PathBuf>,
     filter: Option<String>,
 }
 
-fn parse(mut rest: impl Iterator<Item = String>) -> Result<Args, String> {
-    let mut args = Args { arch: None, dir: workspace_root().join(".stage/gpu"), filter: None };
+/// Parses `--flag value` pairs; `allowed` lists the flags the command takes.
+fn parse(mut rest: impl Iterator<Item = String>, allowed: &[&str]) -> Result<Args, String> {
+    let mut args = Args::default();
     while let Some(flag) = rest.next() {
-        let mut value = || rest.next().ok_or_else(|| format!("{flag} needs a value"));
+        if !allowed.contains(&flag.as_str()) {
+            return Err(format!("unknown option `{flag}` (see `cargo xtask help`)"));
+        }
+        let value = rest.next().ok_or_else(|| format!("{flag} needs a value"))?;
         match flag.as_str() {
-            "--arch" => args.arch = Some(value()?.parse()?),
-            "--dir" => args.dir = PathBuf::from(value()?),
-            "--filter" => args.filter = Some(value()?),
-            other => return Err(format!("unknown option `{other}`\n\n{HELP}")),
+            "--arch" => args.arch = Some(value.parse()?),
+            "--dir" => args.dir = Some(PathBuf::from(value)),
+            _ => args.filter = Some(value),
         }
     }
     Ok(args)
 }
 
-fn build_and_check(arch: Arch) -> Result<(), String> {
-    for ptx in build_all(arch)? {
+/// Builds every kernel crate for `arch`, printing each PTX path (and ptxas-checking it).
+fn build(arch: Arch, check: bool) -> Result<(), String> {
+    let root = workspace_root();
+    for dir in KERNEL_CRATES {
+        let t = Instant::now();
+        let ptx = build_ptx(&root.join(dir), arch)?;
+        let built = t.elapsed().as_secs_f32();
+        if !check {
+            eprintln!("{arch} {dir}: built in {built:.1}s");
+            println!("{}", ptx.display());
+            continue;
+        }
+        let t = Instant::now();
         ptxas_check(&ptx, arch)?;
-        println!("{arch}: {} (ptxas ok)", ptx.display());
+        let checked = t.elapsed().as_secs_f32();
+        println!(
+            "{arch} {dir}: built in {built:.1}s, ptxas ok in {checked:.1}s: {}",
+            ptx.display()
+        );
     }
     Ok(())
+}
+
+fn ptxas(arch: Option<Arch>) -> Result<(), String> {
+    let archs = match arch {
+        Some(a) => vec![a],
+        None => {
+            let (archs, skipped) = ptxas_archs_checked();
+            for note in skipped {
+                println!("{}", note.lines().next().unwrap_or_default());
+            }
+            archs
+        }
+    };
+    // Fail before building anything when a ptxas is missing.
+    for &a in &archs {
+        let p = find_ptxas(a)?;
+        println!("{a}: ptxas {}", p.display());
+    }
+    for a in archs {
+        build(a, true)?;
+    }
+    Ok(())
+}
+
+fn test_gpu(arch: Arch, dir: PathBuf, filter: Option<String>) -> Result<i32, String> {
+    build(arch, true)?;
+    stage(&dir, arch)?;
+    let mut cmd = Command::new(dir.join("run.sh"));
+    if let Some(f) = &filter {
+        cmd.args(["--filter", f]);
+    }
+    let status = cmd
+        .status()
+        .map_err(|e| format!("running {}/run.sh: {e}", dir.display()))?;
+    let code = status.code().unwrap_or(1);
+    if code == 2 {
+        eprintln!(
+            "no GPU found: the runner found no CUDA driver; the PTX was built and ptxas-checked \
+             for {arch}; to run on a remote GPU machine copy {} there and run ./run.sh",
+            dir.display()
+        );
+    }
+    Ok(code)
 }
 
 fn run() -> Result<i32, String> {
     let mut argv = std::env::args().skip(1);
     let command = argv.next().unwrap_or_else(|| "help".into());
-    let args = parse(argv)?;
+    let default_dir = || workspace_root().join(".stage/gpu");
     match command.as_str() {
-        "build-ptx" => {
-            for ptx in build_all(args.arch.unwrap_or(Arch::Sm90))? {
-                println!("{}", ptx.display());
-            }
-        }
-        "ptxas" => {
-            let archs = match args.arch {
-                Some(a) => vec![a],
-                None => {
-                    let mut v = vec![Arch::Sm75, Arch::Sm80, Arch::Sm90];
-                    match find_ptxas(Arch::Sm70) {
-                        Ok(_) => v.insert(0, Arch::Sm70),
-                        Err(e) => println!("sm_70 skipped: {e}"),
-                    }
-                    v
-                }
-            };
-            for arch in archs {
-                build_and_check(arch)?;
-            }
-        }
+        "build-ptx" => build(
+            parse(argv, &["--arch"])?.arch.unwrap_or(Arch::DEFAULT),
+            false,
+        )?,
+        "ptxas" => ptxas(parse(argv, &["--arch"])?.arch)?,
         "stage" => {
-            let arch = args.arch.unwrap_or(Arch::Sm90);
-            stage(&args.dir, arch)?;
-            println!("staged the GPU suite for {arch} in {} (run ./run.sh there)", args.dir.display());
+            let args = parse(argv, &["--arch", "--dir"])?;
+            let arch = args.arch.unwrap_or(Arch::DEFAULT);
+            let dir = args.dir.unwrap_or_else(default_dir);
+            stage(&dir, arch)?;
+            println!(
+                "staged the GPU suite for {arch} in {}: copy it to a GPU machine, run ./run.sh",
+                dir.display()
+            );
         }
         "test-gpu" => {
-            let arch = args.arch.unwrap_or(Arch::Sm90);
-            build_and_check(arch)?;
-            stage(&args.dir, arch)?;
-            let mut cmd = Command::new(args.dir.join("run.sh"));
-            if let Some(f) = &args.filter {
-                cmd.args(["--filter", f]);
-            }
-            let code = cmd.status().map_err(|e| format!("running the staged suite: {e}"))?.code().unwrap_or(1);
-            if code == 2 {
-                eprintln!(
-                    "no GPU found: the PTX was built and ptxas-checked for {arch}; to run the suite on a \
-                     remote GPU machine, copy {} there and run ./run.sh",
-                    args.dir.display()
+            let args = parse(argv, &["--arch", "--dir", "--filter"])?;
+            let dir = args.dir.unwrap_or_else(default_dir);
+            return test_gpu(args.arch.unwrap_or(Arch::DEFAULT), dir, args.filter);
+        }
+        "clippy-ptx" => {
+            let archs = match parse(argv, &["--arch"])?.arch {
+                Some(a) => vec![a],
+                None => vec![Arch::Sm80, Arch::Sm90],
+            };
+            for arch in archs {
+                let t = Instant::now();
+                clippy_ptx(arch)?;
+                println!(
+                    "clippy-ptx {arch}: clean ({:.1}s)",
+                    t.elapsed().as_secs_f32()
                 );
             }
-            return Ok(code);
         }
         "help" | "--help" | "-h" => println!("{HELP}"),
         other => return Err(format!("unknown command `{other}`\n\n{HELP}")),

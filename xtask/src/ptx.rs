@@ -60,6 +60,36 @@ pub fn ptx_stem(crate_dir: &Path) -> String {
     dir.replace('-', "_")
 }
 
+/// The RUSTFLAGS of every nvptx build (see [`build_ptx`]).
+fn rustflags(arch: Arch) -> String {
+    format!(
+        "-C target-cpu={arch} -C target-feature={} -Zmir-enable-passes=-JumpThreading",
+        arch.ptx_feature()
+    )
+}
+
+/// `cargo <sub> --target nvptx64-nvidia-cuda -Zbuild-std=core --target-dir <dir>` in `dir`,
+/// with the nvptx RUSTFLAGS, `RUSTC_BOOTSTRAP=1` and the surrounding cargo's variables removed.
+fn nvptx_cargo(dir: &Path, arch: Arch, sub: &[&str], target_dir: &Path) -> Command {
+    let mut cmd = cargo();
+    for (var, _) in std::env::vars_os() {
+        let v = var.to_string_lossy();
+        let prefixed = ["CARGO_BUILD_", "CARGO_TARGET_", "CARGO_PROFILE_"]
+            .iter()
+            .any(|p| v.starts_with(p));
+        if prefixed || LEAKY_ENV.contains(&&*v) {
+            cmd.env_remove(&var);
+        }
+    }
+    cmd.current_dir(dir)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env("RUSTFLAGS", rustflags(arch))
+        .args(sub)
+        .args(["--target", TARGET, "-Zbuild-std=core", "--target-dir"])
+        .arg(target_dir);
+    cmd
+}
+
 /// Builds one kernel crate for `arch` (release) into `target/ptx/<arch>/` and returns the path
 /// of its PTX; the error carries the tail of cargo's output.
 ///
@@ -71,43 +101,30 @@ pub fn ptx_stem(crate_dir: &Path) -> String {
 /// `RUSTC_BOOTSTRAP=1` allows the `-Z` flags and the kernels' `#![feature]`s on stable 1.95.
 pub fn build_ptx(crate_dir: &Path, arch: Arch) -> Result<PathBuf, String> {
     if !crate_dir.join("Cargo.toml").is_file() {
-        return Err(format!("kernel crate {} not found (no Cargo.toml)", crate_dir.display()));
+        return Err(format!(
+            "kernel crate {} not found (no Cargo.toml)",
+            crate_dir.display()
+        ));
     }
     let target_dir = workspace_root().join("target/ptx").join(arch.to_string());
-    let rustflags = format!(
-        "-C target-cpu={arch} -C target-feature={} -Zmir-enable-passes=-JumpThreading",
-        arch.ptx_feature()
-    );
-    let mut cmd = cargo();
-    for (var, _) in std::env::vars_os() {
-        let v = var.to_string_lossy();
-        let prefixed = ["CARGO_BUILD_", "CARGO_TARGET_", "CARGO_PROFILE_"]
-            .iter()
-            .any(|p| v.starts_with(p));
-        if prefixed || LEAKY_ENV.contains(&&*v) {
-            cmd.env_remove(&var);
-        }
-    }
-    let out = cmd
-        .current_dir(crate_dir)
-        .env("RUSTC_BOOTSTRAP", "1")
-        .env("RUSTFLAGS", &rustflags)
-        .args(["build", "--release", "--target", TARGET, "-Zbuild-std=core"])
-        .arg("--target-dir")
-        .arg(&target_dir)
+    let out = nvptx_cargo(crate_dir, arch, &["build", "--release"], &target_dir)
         .output()
         .map_err(|e| format!("could not run cargo: {e}"))?;
     if !out.status.success() {
         return Err(format!(
-            "building {} for {arch} failed (RUSTFLAGS=\"{rustflags}\"):\n{}",
+            "building {} for {arch} failed (RUSTFLAGS=\"{}\"):\n{}",
             crate_dir.display(),
+            rustflags(arch),
             tail(&out.stderr, 60)
         ));
     }
     let file = format!("{}.ptx", ptx_stem(crate_dir));
     let ptx = target_dir.join(TARGET).join("release").join(file);
     if !ptx.is_file() {
-        return Err(format!("the build succeeded but {} is missing", ptx.display()));
+        return Err(format!(
+            "the build succeeded but {} is missing",
+            ptx.display()
+        ));
     }
     Ok(ptx)
 }
@@ -115,5 +132,36 @@ pub fn build_ptx(crate_dir: &Path, arch: Arch) -> Result<PathBuf, String> {
 /// Builds every kernel crate in [`KERNEL_CRATES`] for `arch`; returns the PTX paths in order.
 pub fn build_all(arch: Arch) -> Result<Vec<PathBuf>, String> {
     let root = workspace_root();
-    KERNEL_CRATES.iter().map(|c| build_ptx(&root.join(c), arch)).collect()
+    KERNEL_CRATES
+        .iter()
+        .map(|c| build_ptx(&root.join(c), arch))
+        .collect()
+}
+
+/// `cargo clippy -- -D warnings` for nvptx at `arch`: the device crate (`ptx-sync`, whose PTX
+/// `asm!` paths a host clippy never sees) and every kernel crate. The error carries clippy's
+/// output. Target dir: `target/ptx/clippy/<arch>`.
+pub fn clippy_ptx(arch: Arch) -> Result<(), String> {
+    let root = workspace_root();
+    let target_dir = root.join("target/ptx/clippy").join(arch.to_string());
+    let mut crates = vec![(root.clone(), "device")];
+    crates.extend(KERNEL_CRATES.iter().map(|c| (root.join(c), *c)));
+    for (dir, name) in crates {
+        let sub: &[&str] = if name == "device" {
+            &["clippy", "-p", "ptx-sync"]
+        } else {
+            &["clippy"]
+        };
+        let out = nvptx_cargo(&dir, arch, sub, &target_dir)
+            .args(["--", "-D", "warnings"])
+            .output()
+            .map_err(|e| format!("could not run cargo clippy: {e}"))?;
+        if !out.status.success() {
+            let text = tail(&out.stderr, 200);
+            return Err(format!(
+                "clippy on {name} for {arch} (nvptx) failed:\n{text}"
+            ));
+        }
+    }
+    Ok(())
 }

@@ -96,7 +96,11 @@ fn assemble(ptxas: &Path, ptx: &Path, arch: Arch) -> Result<(), String> {
     }
     let mut text = out.stdout;
     text.extend_from_slice(&out.stderr);
-    Err(format!("ptxas -arch={arch} {} failed:\n{}", ptx.display(), tail(&text, 80)))
+    Err(format!(
+        "ptxas -arch={arch} {} failed:\n{}",
+        ptx.display(),
+        tail(&text, 80)
+    ))
 }
 
 /// Whether `ptxas` assembles an empty kernel for `arch` at the PTX ISA we emit.
@@ -121,7 +125,10 @@ fn version(ptxas: &Path) -> String {
     match Command::new(ptxas).arg("--version").output() {
         Ok(out) => String::from_utf8_lossy(&out.stdout)
             .lines()
-            .find_map(|l| l.split_once("release ").map(|(_, v)| format!("release {v}")))
+            .find_map(|l| {
+                l.split_once("release ")
+                    .map(|(_, v)| format!("release {v}"))
+            })
             .unwrap_or_else(|| "unknown version".into()),
         Err(e) => e.to_string(),
     }

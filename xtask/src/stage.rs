@@ -12,7 +12,7 @@ const MARK: &str = "ptx-sync GPU suite, staged by `cargo xtask stage`";
 
 const RUN_SH: &str = r#"#!/usr/bin/env bash
 # Runs the ptx-sync GPU suite from this folder; needs an NVIDIA driver, not Rust or CUDA.
-# Options are the runner's: --list, --filter SUBSTR.
+# Options are the runner's: --list, --filter SUBSTR, --timeout-scale F.
 cd "$(dirname "$0")"
 exec ./gpu-tests --ptx-dir ./ptx "$@"
 "#;
@@ -48,10 +48,16 @@ pub fn stage(dir: &Path, arch: Arch) -> Result<(), String> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        io(&run, fs::set_permissions(&run, fs::Permissions::from_mode(0o755)))?;
+        io(
+            &run,
+            fs::set_permissions(&run, fs::Permissions::from_mode(0o755)),
+        )?;
     }
     let readme = dir.join("README.txt");
-    let names: Vec<String> = ptx.iter().map(|p| p.file_name().unwrap_or_default().to_string_lossy().into()).collect();
+    let names: Vec<String> = ptx
+        .iter()
+        .map(|p| p.file_name().unwrap_or_default().to_string_lossy().into())
+        .collect();
     let text = format!(
         "{MARK} for {arch} (PTX ISA {}.{}: needs a CUDA 12.4+ driver).\n\n\
          ./run.sh                 run every GPU test (one process each, under a watchdog)\n\
@@ -77,7 +83,10 @@ fn check_dir(dir: &Path) -> Result<(), String> {
     if empty || ours {
         Ok(())
     } else {
-        Err(format!("{} is neither empty nor an earlier stage; not writing there", dir.display()))
+        Err(format!(
+            "{} is neither empty nor an earlier stage; not writing there",
+            dir.display()
+        ))
     }
 }
 
@@ -86,7 +95,14 @@ fn check_dir(dir: &Path) -> Result<(), String> {
 fn build_runner() -> Result<PathBuf, String> {
     let out = cargo()
         .current_dir(workspace_root())
-        .args(["build", "--release", "-p", "ptx-sync-tests", "--bin", RUNNER])
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "ptx-sync-tests",
+            "--bin",
+            RUNNER,
+        ])
         .arg("--message-format=json-render-diagnostics")
         .stderr(Stdio::inherit())
         .output()
@@ -105,16 +121,25 @@ fn build_runner() -> Result<PathBuf, String> {
             let rest = &l[l.find("\"executable\":\"")? + 14..];
             Some(PathBuf::from(&rest[..rest.find('"')?]))
         })
-        .ok_or_else(|| format!("cargo built no {RUNNER} executable:\n{}", tail(&out.stdout, 5)))
+        .ok_or_else(|| {
+            format!(
+                "cargo built no {RUNNER} executable:\n{}",
+                tail(&out.stdout, 5)
+            )
+        })
 }
 
 /// Strips `bin` in place with the toolchain's `llvm-strip` (component llvm-tools) or `strip`;
 /// leaves it as it is (with a note) when neither works.
 fn strip(bin: &Path) {
     let mut tools = Vec::new();
-    let sysroot = Command::new("rustc").current_dir(workspace_root()).args(["--print", "sysroot"]).output();
+    let sysroot = Command::new("rustc")
+        .current_dir(workspace_root())
+        .args(["--print", "sysroot"])
+        .output();
     if let Ok(out) = sysroot {
-        let rustlib = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("lib/rustlib");
+        let rustlib =
+            PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("lib/rustlib");
         for entry in fs::read_dir(rustlib).into_iter().flatten().flatten() {
             tools.push(entry.path().join("bin/llvm-strip"));
         }
@@ -127,5 +152,8 @@ fn strip(bin: &Path) {
             return;
         }
     }
-    eprintln!("note: could not strip {} (no llvm-strip or strip)", bin.display());
+    eprintln!(
+        "note: could not strip {} (no llvm-strip or strip)",
+        bin.display()
+    );
 }
