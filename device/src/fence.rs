@@ -33,7 +33,10 @@ pub fn fence<S: Scope>(order: Ordering) {
 
 /// `fence.sc.<scope>`: also the first half of every seq_cst operation.
 // On the host every scope is the whole system, so `S` is unused there.
-#[cfg_attr(not(target_arch = "nvptx64"), allow(clippy::extra_unused_type_parameters))]
+#[cfg_attr(
+    not(target_arch = "nvptx64"),
+    allow(clippy::extra_unused_type_parameters)
+)]
 #[inline(always)]
 pub(crate) fn fence_sc<S: Scope>() {
     #[cfg(target_arch = "nvptx64")]
@@ -51,7 +54,10 @@ pub(crate) fn fence_sc<S: Scope>() {
 }
 
 /// `fence.acq_rel.<scope>`.
-#[cfg_attr(not(target_arch = "nvptx64"), allow(clippy::extra_unused_type_parameters))]
+#[cfg_attr(
+    not(target_arch = "nvptx64"),
+    allow(clippy::extra_unused_type_parameters)
+)]
 #[inline(always)]
 fn fence_acq_rel<S: Scope>() {
     #[cfg(target_arch = "nvptx64")]

@@ -18,25 +18,47 @@ pub struct CoopLimit {
 impl Gpu {
     /// The largest cooperative grid for `kernel` with `block_threads` threads and
     /// `dyn_smem_bytes` of dynamic shared memory per block, from the occupancy calculator.
-    pub fn cooperative_limit(&self, kernel: &Kernel, block_threads: u32, dyn_smem_bytes: u32) -> Result<CoopLimit> {
+    pub fn cooperative_limit(
+        &self,
+        kernel: &Kernel,
+        block_threads: u32,
+        dyn_smem_bytes: u32,
+    ) -> Result<CoopLimit> {
         if block_threads == 0 {
             return Err(Error::Empty("threads per block"));
         }
-        let supported = self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)?;
+        let supported =
+            self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)?;
         if supported == 0 {
-            return Err(Error::NoCooperativeLaunch { device: self.name() });
+            return Err(Error::NoCooperativeLaunch {
+                device: self.name(),
+            });
         }
         let blocks_per_sm = kernel
             .function()
-            .occupancy_max_active_blocks_per_multiprocessor(block_threads, dyn_smem_bytes as usize, None)
+            .occupancy_max_active_blocks_per_multiprocessor(
+                block_threads,
+                dyn_smem_bytes as usize,
+                None,
+            )
             .map_err(|e| self.driver_error(&format!("occupancy of `{}`", kernel.name()), e))?;
         let sms = self.sm_count();
-        Ok(CoopLimit { blocks_per_sm, sms, max_blocks: blocks_per_sm * sms })
+        Ok(CoopLimit {
+            blocks_per_sm,
+            sms,
+            max_blocks: blocks_per_sm * sms,
+        })
     }
 
     /// Checks that `grid_blocks` blocks fit in one cooperative launch, or says which limit
     /// they exceed ([`Error::GridTooLarge`]). Call before `launch_cooperative`.
-    pub fn check_cooperative(&self, kernel: &Kernel, grid_blocks: u32, block_threads: u32, dyn_smem_bytes: u32) -> Result<CoopLimit> {
+    pub fn check_cooperative(
+        &self,
+        kernel: &Kernel,
+        grid_blocks: u32,
+        block_threads: u32,
+        dyn_smem_bytes: u32,
+    ) -> Result<CoopLimit> {
         if grid_blocks == 0 {
             return Err(Error::Empty("grid blocks"));
         }

@@ -15,7 +15,12 @@ pub enum Error {
     /// The module has no kernel of that name.
     KernelNotFound { ptx: PathBuf, name: String },
     /// A cooperative launch asked for more blocks than can be resident at once.
-    GridTooLarge { kernel: String, requested_blocks: u32, limit: crate::CoopLimit, block_threads: u32 },
+    GridTooLarge {
+        kernel: String,
+        requested_blocks: u32,
+        limit: crate::CoopLimit,
+        block_threads: u32,
+    },
     /// The device cannot launch cooperative kernels at all.
     NoCooperativeLaunch { device: String },
     /// A request for zero elements or zero threads.

@@ -1,5 +1,8 @@
 use crate::{Error, Result};
-use cudarc::driver::{sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError, ValidAsZeroBits};
+use cudarc::driver::{
+    sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
+    ValidAsZeroBits,
+};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,14 +31,20 @@ impl Gpu {
     /// Opens GPU `ordinal`, or reports [`Error::NoDriver`].
     pub fn open(ordinal: usize) -> Result<Gpu> {
         driver_available().map_err(Error::NoDriver)?;
-        let ctx = CudaContext::new(ordinal).map_err(|e| Error::Driver { what: format!("opening GPU {ordinal}"), source: e })?;
+        let ctx = CudaContext::new(ordinal).map_err(|e| Error::Driver {
+            what: format!("opening GPU {ordinal}"),
+            source: e,
+        })?;
         let stream = ctx.default_stream();
         Ok(Gpu { ctx, stream })
     }
 
     /// Wraps a driver error with what was being done.
     pub fn driver_error(&self, what: &str, source: DriverError) -> Error {
-        Error::Driver { what: what.to_string(), source }
+        Error::Driver {
+            what: what.to_string(),
+            source,
+        }
     }
 
     /// The cudarc context.
@@ -50,21 +59,29 @@ impl Gpu {
 
     /// The device name, e.g. "NVIDIA H100 80GB HBM3".
     pub fn name(&self) -> String {
-        self.ctx.name().unwrap_or_else(|e| format!("<name unavailable: {e}>"))
+        self.ctx
+            .name()
+            .unwrap_or_else(|e| format!("<name unavailable: {e}>"))
     }
 
     /// Number of streaming multiprocessors.
     pub fn sm_count(&self) -> u32 {
-        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).unwrap_or(0) as u32
+        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .unwrap_or(0) as u32
     }
 
     /// Compute capability (major, minor).
     pub fn compute_capability(&self) -> (u32, u32) {
-        self.ctx.compute_capability().map(|(a, b)| (a as u32, b as u32)).unwrap_or((0, 0))
+        self.ctx
+            .compute_capability()
+            .map(|(a, b)| (a as u32, b as u32))
+            .unwrap_or((0, 0))
     }
 
     pub(crate) fn attribute(&self, a: sys::CUdevice_attribute) -> Result<i32> {
-        self.ctx.attribute(a).map_err(|e| self.driver_error("reading a device attribute", e))
+        self.ctx
+            .attribute(a)
+            .map_err(|e| self.driver_error("reading a device attribute", e))
     }
 
     /// Loads a PTX file; [`Error::PtxNotFound`] before touching the driver if it is missing.
@@ -73,8 +90,14 @@ impl Gpu {
             return Err(Error::PtxNotFound(path.to_path_buf()));
         }
         let ptx = cudarc::nvrtc::Ptx::from_file(path);
-        let module = self.ctx.load_module(ptx).map_err(|e| self.driver_error(&format!("loading {}", path.display()), e))?;
-        Ok(Module { module, path: path.to_path_buf() })
+        let module = self
+            .ctx
+            .load_module(ptx)
+            .map_err(|e| self.driver_error(&format!("loading {}", path.display()), e))?;
+        Ok(Module {
+            module,
+            path: path.to_path_buf(),
+        })
     }
 
     /// `n` zeroed elements of device memory.
@@ -82,7 +105,9 @@ impl Gpu {
         if n == 0 {
             return Err(Error::Empty("buffer length"));
         }
-        self.stream.alloc_zeros(n).map_err(|e| self.driver_error("allocating device memory", e))
+        self.stream
+            .alloc_zeros(n)
+            .map_err(|e| self.driver_error("allocating device memory", e))
     }
 
     /// Copies `data` to new device memory.
@@ -90,25 +115,35 @@ impl Gpu {
         if data.is_empty() {
             return Err(Error::Empty("buffer length"));
         }
-        self.stream.clone_htod(data).map_err(|e| self.driver_error("copying to the GPU", e))
+        self.stream
+            .clone_htod(data)
+            .map_err(|e| self.driver_error("copying to the GPU", e))
     }
 
     /// Copies device memory back (waits for the stream).
     pub fn download<T: DeviceRepr>(&self, data: &CudaSlice<T>) -> Result<Vec<T>> {
-        self.stream.clone_dtoh(data).map_err(|e| self.driver_error("copying from the GPU", e))
+        self.stream
+            .clone_dtoh(data)
+            .map_err(|e| self.driver_error("copying from the GPU", e))
     }
 
     /// Waits until everything launched on the stream has finished, polling instead of blocking
     /// so that a kernel that never finishes becomes [`Error::Timeout`] after `limit`. A kernel
     /// that trapped or faulted is reported as a driver error.
     pub fn wait(&self, limit: Duration) -> Result<()> {
-        let event = self.stream.record_event(None).map_err(|e| self.driver_error("recording an event", e))?;
+        let event = self
+            .stream
+            .record_event(None)
+            .map_err(|e| self.driver_error("recording an event", e))?;
         let start = Instant::now();
         loop {
             match event.try_is_complete() {
                 Ok(true) => return Ok(()),
                 Ok(false) if start.elapsed() > limit => {
-                    return Err(Error::Timeout { what: "the GPU work".into(), limit });
+                    return Err(Error::Timeout {
+                        what: "the GPU work".into(),
+                        limit,
+                    });
                 }
                 Ok(false) => std::thread::sleep(Duration::from_micros(200)),
                 Err(e) => return Err(self.driver_error("kernel execution", e)),
@@ -127,8 +162,14 @@ impl Module {
     /// The kernel called `name`, or [`Error::KernelNotFound`].
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         match self.module.load_function(name) {
-            Ok(function) => Ok(Kernel { function, name: name.to_string() }),
-            Err(_) => Err(Error::KernelNotFound { ptx: self.path.clone(), name: name.to_string() }),
+            Ok(function) => Ok(Kernel {
+                function,
+                name: name.to_string(),
+            }),
+            Err(_) => Err(Error::KernelNotFound {
+                ptx: self.path.clone(),
+                name: name.to_string(),
+            }),
         }
     }
 }

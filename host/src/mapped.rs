@@ -39,21 +39,30 @@ impl<T: MappedWord> MappedBuffer<T> {
             return Err(Error::Empty("mapped buffer length"));
         }
         let bytes = len * std::mem::size_of::<T>();
-        gpu.context().bind_to_thread().map_err(|e| gpu.driver_error("binding the context", e))?;
+        gpu.context()
+            .bind_to_thread()
+            .map_err(|e| gpu.driver_error("binding the context", e))?;
         let flags = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
         // SAFETY: plain allocation; freed in Drop.
-        let host = unsafe { result::malloc_host(bytes, flags) }.map_err(|e| gpu.driver_error("cuMemHostAlloc", e))? as *mut T;
+        let host = unsafe { result::malloc_host(bytes, flags) }
+            .map_err(|e| gpu.driver_error("cuMemHostAlloc", e))? as *mut T;
         // SAFETY: `host` holds `bytes` writable bytes.
         unsafe { std::ptr::write_bytes(host as *mut u8, 0, bytes) };
         let mut device: sys::CUdeviceptr = 0;
         // SAFETY: `host` came from cuMemHostAlloc with DEVICEMAP.
-        let r = unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, host as *mut _, 0) }.result();
+        let r =
+            unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, host as *mut _, 0) }.result();
         if let Err(e) = r {
             // SAFETY: allocated above, not shared yet.
             let _ = unsafe { result::free_host(host as *mut _) };
             return Err(gpu.driver_error("cuMemHostGetDevicePointer", e));
         }
-        Ok(MappedBuffer { host, device, len, _t: PhantomData })
+        Ok(MappedBuffer {
+            host,
+            device,
+            len,
+            _t: PhantomData,
+        })
     }
 
     /// The address kernels use (pass it as a `u64` / `*mut T` argument).

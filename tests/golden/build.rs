@@ -13,7 +13,11 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let mut src = String::new();
     for (name, op, order, scope, ty) in cases() {
-        let gate = if needs_sm90(scope, ty) { "#[cfg(target_feature = \"sm_90\")]\n" } else { "" };
+        let gate = if needs_sm90(scope, ty) {
+            "#[cfg(target_feature = \"sm_90\")]\n"
+        } else {
+            ""
+        };
         let a = format!("Atomic::<{ty}, {scope}>::from_ptr(p)");
         let body = match op.kind {
             Kind::Load => format!("*out = {a}.load(Ordering::{order});"),
@@ -28,7 +32,9 @@ fn main() {
             }
             Kind::Red => format!("{a}.{}(*v, Ordering::{order});", op.name),
             Kind::Fence => format!("let _ = (p, v, out); fence::<{scope}>(Ordering::{order});"),
-            Kind::CompilerFence => format!("let _ = (p, v, out); compiler_fence(Ordering::{order});"),
+            Kind::CompilerFence => {
+                format!("let _ = (p, v, out); compiler_fence(Ordering::{order});")
+            }
             Kind::VolatileRead => format!("let _ = v; *out = volatile::{}(p);", op.name),
             Kind::VolatileWrite => format!("let _ = out; volatile::{}(p, *v);", op.name),
             Kind::BlockSync => "let _ = (p, v, out); ptx_sync::block::sync();".to_string(),

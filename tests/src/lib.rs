@@ -25,16 +25,27 @@ impl Ctx {
     /// Opens GPU 0 for the PTX in `ptx_dir`.
     pub fn new(ptx_dir: PathBuf) -> Result<Ctx, String> {
         let gpu = Gpu::open(0).map_err(|e| e.to_string())?;
-        Ok(Ctx { gpu, ptx_dir, kernels: OnceCell::new() })
+        Ok(Ctx {
+            gpu,
+            ptx_dir,
+            kernels: OnceCell::new(),
+        })
     }
 
     /// A kernel of tests/kernels (the module is loaded once, on first use).
     pub fn kernel(&self, name: &str) -> Result<Kernel, String> {
         if self.kernels.get().is_none() {
-            let module = self.gpu.load_ptx(&self.ptx_dir.join(KERNELS_PTX)).map_err(|e| e.to_string())?;
+            let module = self
+                .gpu
+                .load_ptx(&self.ptx_dir.join(KERNELS_PTX))
+                .map_err(|e| e.to_string())?;
             let _ = self.kernels.set(module);
         }
-        self.kernels.get().unwrap().kernel(name).map_err(|e| e.to_string())
+        self.kernels
+            .get()
+            .unwrap()
+            .kernel(name)
+            .map_err(|e| e.to_string())
     }
 }
 

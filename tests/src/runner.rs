@@ -41,7 +41,11 @@ pub fn run_one(ptx_dir: &Path, name: &str) -> i32 {
         Ok(ctx) => ctx,
         Err(e) => {
             println!("ERR {e}");
-            return if e.starts_with("no CUDA driver") { 2 } else { 1 };
+            return if e.starts_with("no CUDA driver") {
+                2
+            } else {
+                1
+            };
         }
     };
     match (test.run)(&ctx) {
@@ -90,14 +94,20 @@ fn run_child(exe: &Path, ptx_dir: &Path, test: &GpuTest, limit: Duration) -> Out
     let (mut out, mut err) = (String::new(), String::new());
     let _ = child.stdout.take().map(|mut s| s.read_to_string(&mut out));
     let _ = child.stderr.take().map(|mut s| s.read_to_string(&mut err));
-    let last = out.lines().rev().find(|l| l.starts_with("OK ") || l.starts_with("ERR "));
+    let last = out
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("OK ") || l.starts_with("ERR "));
     match (status.code(), last) {
         (Some(0), Some(l)) if l.starts_with("OK ") => Outcome::Pass(l[3..].to_string()),
         (_, Some(l)) if l.starts_with("ERR ") => Outcome::Fail(l[4..].to_string()),
         (code, _) => {
             let tail: Vec<&str> = err.lines().rev().take(8).collect();
             let tail: Vec<&str> = tail.into_iter().rev().collect();
-            Outcome::Fail(format!("test process exited with {code:?}: {}", tail.join(" | ")))
+            Outcome::Fail(format!(
+                "test process exited with {code:?}: {}",
+                tail.join(" | ")
+            ))
         }
     }
 }
@@ -120,7 +130,11 @@ pub fn run_all(opts: &Options) -> i32 {
     match ptx_sync_host::Gpu::open(0) {
         Ok(gpu) => {
             let (major, minor) = gpu.compute_capability();
-            println!("device: {} ({} SMs, sm_{major}{minor})", gpu.name(), gpu.sm_count());
+            println!(
+                "device: {} ({} SMs, sm_{major}{minor})",
+                gpu.name(),
+                gpu.sm_count()
+            );
         }
         Err(e) => {
             println!("no CUDA driver found: {e}");
@@ -142,7 +156,11 @@ pub fn run_all(opts: &Options) -> i32 {
         match run_child(&exe, &opts.ptx_dir, test, limit) {
             Outcome::Pass(detail) => {
                 passed += 1;
-                println!("PASS {} ({detail}, {:.2}s)", test.name, start.elapsed().as_secs_f64());
+                println!(
+                    "PASS {} ({detail}, {:.2}s)",
+                    test.name,
+                    start.elapsed().as_secs_f64()
+                );
             }
             Outcome::Fail(reason) => {
                 failed += 1;
@@ -150,7 +168,11 @@ pub fn run_all(opts: &Options) -> i32 {
             }
             Outcome::Timeout => {
                 failed += 1;
-                println!("TIMEOUT {} after {:.1}s (killed by the watchdog)", test.name, limit.as_secs_f64());
+                println!(
+                    "TIMEOUT {} after {:.1}s (killed by the watchdog)",
+                    test.name,
+                    limit.as_secs_f64()
+                );
             }
         }
     }

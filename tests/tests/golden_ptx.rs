@@ -157,10 +157,16 @@ fn kernels(ptx: &str) -> BTreeMap<String, Vec<String>> {
         let Some((_, insns)) = current.as_mut() else {
             continue;
         };
-        let opcode = line.split_whitespace().next().unwrap_or("").trim_end_matches(';');
-        let memory = ["ld.", "st.", "atom.", "red.", "fence.", "membar.", "bar.", "barrier."]
-            .iter()
-            .any(|p| opcode.starts_with(p));
+        let opcode = line
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(';');
+        let memory = [
+            "ld.", "st.", "atom.", "red.", "fence.", "membar.", "bar.", "barrier.",
+        ]
+        .iter()
+        .any(|p| opcode.starts_with(p));
         let own_traffic = opcode.contains(".param") || opcode.contains(".global");
         if memory && !own_traffic {
             insns.push(opcode.to_string());
@@ -185,14 +191,20 @@ fn every_operation_emits_its_exact_ptx() {
     for (name, op, order, scope, ty) in &all {
         let want = expected(op.name, op.kind, order, scope, ty);
         match found.get(name) {
-            None => failures.push(format!("{name}: kernel missing from {}", ptx_path.display())),
+            None => failures.push(format!(
+                "{name}: kernel missing from {}",
+                ptx_path.display()
+            )),
             Some(got) if *got != want => {
                 failures.push(format!("{name}: emitted {got:?}, expected {want:?}"))
             }
             Some(_) => {}
         }
     }
-    let extra: Vec<_> = found.keys().filter(|k| !all.iter().any(|c| &c.0 == *k)).collect();
+    let extra: Vec<_> = found
+        .keys()
+        .filter(|k| !all.iter().any(|c| &c.0 == *k))
+        .collect();
     assert!(extra.is_empty(), "kernels not in the case table: {extra:?}");
     assert!(
         failures.is_empty(),
@@ -201,7 +213,11 @@ fn every_operation_emits_its_exact_ptx() {
         all.len(),
         failures.join("\n")
     );
-    println!("{} golden cases checked in {}", all.len(), ptx_path.display());
+    println!(
+        "{} golden cases checked in {}",
+        all.len(),
+        ptx_path.display()
+    );
 }
 
 #[test]
@@ -209,7 +225,11 @@ fn pre_sm90_builds_leave_out_only_the_sm90_cases() {
     let (_, found) = build(xtask::Arch::Sm80);
     for (name, op, order, scope, ty) in cases() {
         let present = found.contains_key(&name);
-        assert_eq!(present, !needs_sm90(scope, ty), "{name}: present on sm_80 = {present}");
+        assert_eq!(
+            present,
+            !needs_sm90(scope, ty),
+            "{name}: present on sm_80 = {present}"
+        );
         if present {
             let want = expected(op.name, op.kind, &order, scope, ty);
             assert_eq!(found[&name], want, "{name} on sm_80");
@@ -221,13 +241,40 @@ fn pre_sm90_builds_leave_out_only_the_sm90_cases() {
 fn the_oracle_matches_the_readme_table() {
     // Spot checks of the oracle itself, so it cannot drift from the documented mapping.
     let e = expected;
-    assert_eq!(e("load", Kind::Load, "SeqCst", "Gpu", "u32"), ["fence.sc.gpu", "ld.acquire.gpu.b32"]);
-    assert_eq!(e("store", Kind::Store, "SeqCst", "Sys", "u64"), ["fence.sc.sys", "st.relaxed.sys.b64"]);
-    assert_eq!(e("fetch_add", Kind::Rmw, "AcqRel", "Cta", "i32"), ["atom.acq_rel.cta.add.s32"]);
-    assert_eq!(e("fetch_max", Kind::Rmw, "Relaxed", "Gpu", "i64"), ["atom.relaxed.gpu.max.s64"]);
-    assert_eq!(e("compare_exchange", Kind::Cas, "Release_Acquire", "Gpu", "u32"), ["atom.acq_rel.gpu.cas.b32"]);
-    assert_eq!(e("red_add", Kind::Red, "SeqCst", "Gpu", "f32"), ["fence.sc.gpu", "red.relaxed.gpu.add.f32"]);
-    assert_eq!(e("fence", Kind::Fence, "Release", "Cluster", "none"), ["fence.acq_rel.cluster"]);
+    assert_eq!(
+        e("load", Kind::Load, "SeqCst", "Gpu", "u32"),
+        ["fence.sc.gpu", "ld.acquire.gpu.b32"]
+    );
+    assert_eq!(
+        e("store", Kind::Store, "SeqCst", "Sys", "u64"),
+        ["fence.sc.sys", "st.relaxed.sys.b64"]
+    );
+    assert_eq!(
+        e("fetch_add", Kind::Rmw, "AcqRel", "Cta", "i32"),
+        ["atom.acq_rel.cta.add.s32"]
+    );
+    assert_eq!(
+        e("fetch_max", Kind::Rmw, "Relaxed", "Gpu", "i64"),
+        ["atom.relaxed.gpu.max.s64"]
+    );
+    assert_eq!(
+        e(
+            "compare_exchange",
+            Kind::Cas,
+            "Release_Acquire",
+            "Gpu",
+            "u32"
+        ),
+        ["atom.acq_rel.gpu.cas.b32"]
+    );
+    assert_eq!(
+        e("red_add", Kind::Red, "SeqCst", "Gpu", "f32"),
+        ["fence.sc.gpu", "red.relaxed.gpu.add.f32"]
+    );
+    assert_eq!(
+        e("fence", Kind::Fence, "Release", "Cluster", "none"),
+        ["fence.acq_rel.cluster"]
+    );
 }
 
 #[test]

@@ -4,9 +4,9 @@
 #![feature(abi_ptx)]
 #![allow(unused_imports, unused_variables, clippy::missing_safety_doc)]
 
-use ptx_sync::{compiler_fence, fence, volatile, Atomic, Cta, Gpu, Ordering, Sys};
 #[cfg(target_feature = "sm_90")]
 use ptx_sync::Cluster;
+use ptx_sync::{compiler_fence, fence, volatile, Atomic, Cta, Gpu, Ordering, Sys};
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

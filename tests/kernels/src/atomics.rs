@@ -75,7 +75,13 @@ macro_rules! contend_int {
         /// host needs to check the result (the sum of swapped-out values).
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
-            words: *mut $t, op: u32, iters: u32, per_block: u32, order: u32, limit: u32, acc: *mut $t,
+            words: *mut $t,
+            op: u32,
+            iters: u32,
+            per_block: u32,
+            order: u32,
+            limit: u32,
+            acc: *mut $t,
         ) {
             let a = Atomic::<$t, $S>::from_ptr(word(words, per_block));
             let me = global_id();
@@ -84,14 +90,24 @@ macro_rules! contend_int {
             for i in 0..iters {
                 let x = mix(me, i) as $t;
                 match op {
-                    op::FETCH_ADD => { a.fetch_add(1, ord); }
-                    op::FETCH_SUB => { a.fetch_sub(1, ord); }
+                    op::FETCH_ADD => {
+                        a.fetch_add(1, ord);
+                    }
+                    op::FETCH_SUB => {
+                        a.fetch_sub(1, ord);
+                    }
                     op::CAS_LOOP_ADD => {
                         let _ = a.fetch_update(ord, Ordering::Relaxed, |v| Some(v.wrapping_add(1)));
                     }
-                    op::FETCH_XOR => { a.fetch_xor(x, ord); }
-                    op::FETCH_MIN => { a.fetch_min(x, ord); }
-                    op::FETCH_MAX => { a.fetch_max(x, ord); }
+                    op::FETCH_XOR => {
+                        a.fetch_xor(x, ord);
+                    }
+                    op::FETCH_MIN => {
+                        a.fetch_min(x, ord);
+                    }
+                    op::FETCH_MAX => {
+                        a.fetch_max(x, ord);
+                    }
                     op::RED_ADD => a.red_add(1, red_order(order)),
                     op::SWAP => sum = sum.wrapping_add(a.swap(x, ord)),
                     op::FETCH_OR_AND => {
@@ -109,7 +125,6 @@ macro_rules! contend_int {
         }
     };
 }
-
 
 contend_int!(contend_u32_cta, u32, Cta);
 #[cfg(target_feature = "sm_90")] // cluster scope is sm_90+
@@ -137,7 +152,12 @@ macro_rules! contend_float {
         /// Every thread adds `float_step(thread)` `iters` times, with `fetch_add` (`use_red`
         /// 0) or `red_add` (1).
         #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(words: *mut $t, iters: u32, per_block: u32, use_red: u32) {
+        pub unsafe extern "ptx-kernel" fn $name(
+            words: *mut $t,
+            iters: u32,
+            per_block: u32,
+            use_red: u32,
+        ) {
             let a = Atomic::<$t, $S>::from_ptr(word(words, per_block));
             let step = float_step(global_id()) as $t;
             for _ in 0..iters {

@@ -10,7 +10,11 @@ use ptx_sync::{block, Atomic, Gpu, Ordering::*};
 /// `arrived` and spins until all blocks have; `done` counts blocks that finished all rounds.
 /// Needs every block resident at once (a cooperative launch).
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn convergence_regression(arrived: *mut u32, rounds: u32, done: *mut u32) {
+pub unsafe extern "ptx-kernel" fn convergence_regression(
+    arrived: *mut u32,
+    rounds: u32,
+    done: *mut u32,
+) {
     let t = _thread_idx_x();
     let blocks = _grid_dim_x() as u32;
     let arrived = Atomic::<u32, Gpu>::from_ptr(arrived);

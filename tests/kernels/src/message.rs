@@ -31,7 +31,11 @@ fn publish<S: Scope>(flag: &Atomic<u32, S>, value: u32, mode: u32) {
 fn await_value<S: Scope>(flag: &Atomic<u32, S>, value: u32, mode: u32) -> bool {
     let mut polls = 0;
     loop {
-        let seen = if mode == 0 { flag.load(Acquire) } else { flag.load(Relaxed) };
+        let seen = if mode == 0 {
+            flag.load(Acquire)
+        } else {
+            flag.load(Relaxed)
+        };
         if seen == value {
             if mode != 0 {
                 fence::<S>(Acquire);
@@ -54,9 +58,15 @@ fn expected(round: u32, i: u32) -> u32 {
 /// their region with plain (non-atomic) payload accesses. `stats[2p]` = rounds the consumer
 /// verified, `stats[2p+1]` = errors (wrong payload words + timed-out waits). One thread a block.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn mp_blocks(buf: *mut u32, rounds: u32, len: u32, mode: u32, stats: *mut u32) {
+pub unsafe extern "ptx-kernel" fn mp_blocks(
+    buf: *mut u32,
+    rounds: u32,
+    len: u32,
+    mode: u32,
+    stats: *mut u32,
+) {
     let pair = (_block_idx_x() / 2) as usize;
-    let producer = _block_idx_x() % 2 == 0;
+    let producer = (_block_idx_x() as u32).is_multiple_of(2);
     let region = buf.add(pair * REGION);
     let flag = Atomic::<u32, Gpu>::from_ptr(region.add(FLAG));
     let ack = Atomic::<u32, Gpu>::from_ptr(region.add(ACK));

@@ -7,7 +7,11 @@ use ptx_sync::{Atomic, Gpu, Ordering::*};
 /// complete total and publishes it to `*result`.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn sum_then_publish(
-    input: *const u32, n: u32, total: *mut u32, finished: *mut u32, result: *mut u32,
+    input: *const u32,
+    n: u32,
+    total: *mut u32,
+    finished: *mut u32,
+    result: *mut u32,
 ) {
     let i = _block_idx_x() * _block_dim_x() + _thread_idx_x();
     let total = Atomic::<u32, Gpu>::from_ptr(total);

@@ -10,7 +10,9 @@ const USAGE: &str = "usage: gpu-tests --ptx-dir DIR [--filter SUBSTR] [--timeout
 
 fn main() {
     let mut opts = Options {
-        ptx_dir: std::env::var_os("PTX_SYNC_PTX_DIR").map(PathBuf::from).unwrap_or_default(),
+        ptx_dir: std::env::var_os("PTX_SYNC_PTX_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_default(),
         filter: None,
         include_hidden: false,
         timeout_scale: 1.0,
@@ -18,10 +20,12 @@ fn main() {
     let (mut list, mut one) = (false, None);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        let mut value = || args.next().unwrap_or_else(|| {
-            eprintln!("{a} needs a value\n{USAGE}");
-            exit(1)
-        });
+        let mut value = || {
+            args.next().unwrap_or_else(|| {
+                eprintln!("{a} needs a value\n{USAGE}");
+                exit(1)
+            })
+        };
         match a.as_str() {
             "--ptx-dir" => opts.ptx_dir = PathBuf::from(value()),
             "--filter" => opts.filter = Some(value()),

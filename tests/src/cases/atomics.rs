@@ -66,15 +66,29 @@ fn grid(ctx: &Ctx) -> u32 {
 /// The word's start value for `op`, and what it must hold afterwards, for the threads `group`.
 fn expect<T: Word>(op: u32, group: std::ops::Range<u32>, acc: &[T]) -> (T, T, Option<(T, T)>) {
     let n = (group.len() as u64) * iters(op) as u64;
-    let each = || group.clone().flat_map(move |t| (0..iters(op)).map(move |i| T::from_mix(mix(t, i))));
+    let each = || {
+        group
+            .clone()
+            .flat_map(move |t| (0..iters(op)).map(move |i| T::from_mix(mix(t, i))))
+    };
     match op {
-        op::FETCH_ADD | op::CAS_LOOP_ADD | op::RED_ADD => (T::from_count(0), T::from_count(n), None),
+        op::FETCH_ADD | op::CAS_LOOP_ADD | op::RED_ADD => {
+            (T::from_count(0), T::from_count(n), None)
+        }
         op::FETCH_SUB => (T::from_count(0), T::from_count(n).neg(), None),
-        op::FETCH_XOR => (T::from_count(0), each().fold(T::from_count(0), T::xor), None),
+        op::FETCH_XOR => (
+            T::from_count(0),
+            each().fold(T::from_count(0), T::xor),
+            None,
+        ),
         op::FETCH_MIN => (T::MAX, each().fold(T::MAX, T::min), None),
         op::FETCH_MAX => (T::MIN, each().fold(T::MIN, T::max), None),
         op::FETCH_OR_AND => (T::from_count(0), T::from_count(0), None),
-        op::FETCH_INC => (T::from_count(0), T::from_count(n % (INC_LIMIT as u64 + 1)), None),
+        op::FETCH_INC => (
+            T::from_count(0),
+            T::from_count(n % (INC_LIMIT as u64 + 1)),
+            None,
+        ),
         op::FETCH_DEC => {
             let m = INC_LIMIT as u64 + 1;
             (T::from_count(0), T::from_count((m - n % m) % m), None)
@@ -83,8 +97,14 @@ fn expect<T: Word>(op: u32, group: std::ops::Range<u32>, acc: &[T]) -> (T, T, Op
             // Values are conserved: what was swapped out plus what is left equals what was
             // swapped in plus the start value (0).
             let swapped_in = each().fold(T::from_count(0), T::add);
-            let swapped_out = group.map(|t| acc[t as usize]).fold(T::from_count(0), T::add);
-            (T::from_count(0), T::from_count(0), Some((swapped_in, swapped_out)))
+            let swapped_out = group
+                .map(|t| acc[t as usize])
+                .fold(T::from_count(0), T::add);
+            (
+                T::from_count(0),
+                T::from_count(0),
+                Some((swapped_in, swapped_out)),
+            )
         }
         _ => unreachable!(),
     }
@@ -117,26 +137,46 @@ fn contend<T: Word>(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result
         // Two orders per op, spread so every order runs on every type and scope.
         for order in [opcode % 5, (opcode + 2) % 5] {
             let groups: Vec<std::ops::Range<u32>> = if per_block {
-                (0..blocks).map(|b| b * THREADS..(b + 1) * THREADS).collect()
+                (0..blocks)
+                    .map(|b| b * THREADS..(b + 1) * THREADS)
+                    .collect()
             } else {
-                vec![0..threads]
+                std::iter::once(0..threads).collect()
             };
             let start = expect::<T>(opcode, 0..0, &[]).0;
             let mut words_host = vec![T::from_count(0); blocks as usize * BLOCK_STRIDE];
             for g in 0..groups.len() {
                 words_host[g * BLOCK_STRIDE] = start;
             }
-            let words = stream.clone_htod(&words_host).map_err(|e| format!("upload: {e}"))?;
-            let acc = stream.alloc_zeros::<T>(threads as usize).map_err(|e| format!("alloc: {e}"))?;
-            let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+            let words = stream
+                .clone_htod(&words_host)
+                .map_err(|e| format!("upload: {e}"))?;
+            let acc = stream
+                .alloc_zeros::<T>(threads as usize)
+                .map_err(|e| format!("alloc: {e}"))?;
+            let cfg = LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (THREADS, 1, 1),
+                shared_mem_bytes: 0,
+            };
             let pb = per_block as u32;
             let mut b = stream.launch_builder(kernel.function());
             let n_iters = iters(opcode);
-            b.arg(&words).arg(&opcode).arg(&n_iters).arg(&pb).arg(&order).arg(&INC_LIMIT).arg(&acc);
+            b.arg(&words)
+                .arg(&opcode)
+                .arg(&n_iters)
+                .arg(&pb)
+                .arg(&order)
+                .arg(&INC_LIMIT)
+                .arg(&acc);
             unsafe { b.launch(cfg) }.map_err(|e| format!("{name}: launch: {e}"))?;
             ctx.gpu.wait(TIMEOUT).map_err(|e| format!("{name}: {e}"))?;
-            let words_out = stream.clone_dtoh(&words).map_err(|e| format!("download: {e}"))?;
-            let acc_out = stream.clone_dtoh(&acc).map_err(|e| format!("download: {e}"))?;
+            let words_out = stream
+                .clone_dtoh(&words)
+                .map_err(|e| format!("download: {e}"))?;
+            let acc_out = stream
+                .clone_dtoh(&acc)
+                .map_err(|e| format!("download: {e}"))?;
             for (g, range) in groups.into_iter().enumerate() {
                 let (_, want, conserved) = expect::<T>(opcode, range.clone(), &acc_out);
                 let got = words_out[g * BLOCK_STRIDE];
@@ -155,7 +195,9 @@ fn contend<T: Word>(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result
             }
         }
     }
-    Ok(format!("{checked} contended operations checked, {blocks}x{THREADS} threads"))
+    Ok(format!(
+        "{checked} contended operations checked, {blocks}x{THREADS} threads"
+    ))
 }
 
 fn contend_float(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result<String, String> {
@@ -165,14 +207,20 @@ fn contend_float(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result<St
     let mut checked = 0u64;
     for use_red in [0u32, 1] {
         let groups: Vec<std::ops::Range<u32>> = if per_block {
-            (0..blocks).map(|b| b * THREADS..(b + 1) * THREADS).collect()
+            (0..blocks)
+                .map(|b| b * THREADS..(b + 1) * THREADS)
+                .collect()
         } else {
-            vec![0..blocks * THREADS]
+            std::iter::once(0..blocks * THREADS).collect()
         };
         let len = blocks as usize * BLOCK_STRIDE;
         let (got, want): (Vec<f64>, Vec<f64>) = if ty == "f32" {
             let words = stream.alloc_zeros::<f32>(len).map_err(|e| e.to_string())?;
-            let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+            let cfg = LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (THREADS, 1, 1),
+                shared_mem_bytes: 0,
+            };
             let pb = per_block as u32;
             let mut b = stream.launch_builder(kernel.function());
             b.arg(&words).arg(&ITERS).arg(&pb).arg(&use_red);
@@ -189,7 +237,11 @@ fn contend_float(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result<St
                 .unzip()
         } else {
             let words = stream.alloc_zeros::<f64>(len).map_err(|e| e.to_string())?;
-            let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+            let cfg = LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (THREADS, 1, 1),
+                shared_mem_bytes: 0,
+            };
             let pb = per_block as u32;
             let mut b = stream.launch_builder(kernel.function());
             b.arg(&words).arg(&ITERS).arg(&pb).arg(&use_red);
@@ -199,7 +251,14 @@ fn contend_float(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result<St
             groups
                 .iter()
                 .enumerate()
-                .map(|(g, r)| (out[g * BLOCK_STRIDE], r.clone().map(|t| float_step(t) as f64 * ITERS as f64).sum::<f64>()))
+                .map(|(g, r)| {
+                    (
+                        out[g * BLOCK_STRIDE],
+                        r.clone()
+                            .map(|t| float_step(t) as f64 * ITERS as f64)
+                            .sum::<f64>(),
+                    )
+                })
                 .unzip()
         };
         for (g, (got, want)) in got.iter().zip(&want).enumerate() {
@@ -220,8 +279,14 @@ fn tickets(ctx: &Ctx) -> Result<String, String> {
     let total = (blocks * THREADS * ITERS) as usize;
     let stream = ctx.gpu.stream();
     let counter = stream.alloc_zeros::<u32>(1).map_err(|e| e.to_string())?;
-    let seen = stream.alloc_zeros::<u32>(total).map_err(|e| e.to_string())?;
-    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+    let seen = stream
+        .alloc_zeros::<u32>(total)
+        .map_err(|e| e.to_string())?;
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&counter).arg(&seen).arg(&ITERS);
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
@@ -263,13 +328,41 @@ pub fn tests() -> Vec<GpuTest> {
         "atomics_i64_sys" => i64, "i64", "sys", false;
     };
     v.extend([
-        GpuTest { name: "atomics_f32_cta", timeout: TIMEOUT, run: |c| contend_float(c, "f32", "cta", true) },
-        GpuTest { name: "atomics_f32_gpu", timeout: TIMEOUT, run: |c| contend_float(c, "f32", "gpu", false) },
-        GpuTest { name: "atomics_f32_sys", timeout: TIMEOUT, run: |c| contend_float(c, "f32", "sys", false) },
-        GpuTest { name: "atomics_f64_cta", timeout: TIMEOUT, run: |c| contend_float(c, "f64", "cta", true) },
-        GpuTest { name: "atomics_f64_gpu", timeout: TIMEOUT, run: |c| contend_float(c, "f64", "gpu", false) },
-        GpuTest { name: "atomics_f64_sys", timeout: TIMEOUT, run: |c| contend_float(c, "f64", "sys", false) },
-        GpuTest { name: "atomics_fetch_add_tickets_unique", timeout: TIMEOUT, run: tickets },
+        GpuTest {
+            name: "atomics_f32_cta",
+            timeout: TIMEOUT,
+            run: |c| contend_float(c, "f32", "cta", true),
+        },
+        GpuTest {
+            name: "atomics_f32_gpu",
+            timeout: TIMEOUT,
+            run: |c| contend_float(c, "f32", "gpu", false),
+        },
+        GpuTest {
+            name: "atomics_f32_sys",
+            timeout: TIMEOUT,
+            run: |c| contend_float(c, "f32", "sys", false),
+        },
+        GpuTest {
+            name: "atomics_f64_cta",
+            timeout: TIMEOUT,
+            run: |c| contend_float(c, "f64", "cta", true),
+        },
+        GpuTest {
+            name: "atomics_f64_gpu",
+            timeout: TIMEOUT,
+            run: |c| contend_float(c, "f64", "gpu", false),
+        },
+        GpuTest {
+            name: "atomics_f64_sys",
+            timeout: TIMEOUT,
+            run: |c| contend_float(c, "f64", "sys", false),
+        },
+        GpuTest {
+            name: "atomics_fetch_add_tickets_unique",
+            timeout: TIMEOUT,
+            run: tickets,
+        },
     ]);
     v
 }

@@ -13,11 +13,17 @@ fn run(ctx: &Ctx) -> Result<String, String> {
     const THREADS: u32 = 128;
     let kernel = ctx.kernel("convergence_regression")?;
     let blocks = ctx.gpu.sm_count();
-    ctx.gpu.check_cooperative(&kernel, blocks, THREADS, 0).map_err(|e| e.to_string())?;
+    ctx.gpu
+        .check_cooperative(&kernel, blocks, THREADS, 0)
+        .map_err(|e| e.to_string())?;
     let stream = ctx.gpu.stream();
     let arrived = stream.alloc_zeros::<u32>(1).map_err(|e| e.to_string())?;
     let done = stream.alloc_zeros::<u32>(1).map_err(|e| e.to_string())?;
-    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (THREADS, 1, 1), shared_mem_bytes: 0 };
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&arrived).arg(&ROUNDS).arg(&done);
     unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
@@ -25,11 +31,20 @@ fn run(ctx: &Ctx) -> Result<String, String> {
     let arrived = stream.clone_dtoh(&arrived).map_err(|e| e.to_string())?[0];
     let done = stream.clone_dtoh(&done).map_err(|e| e.to_string())?[0];
     if done != blocks || arrived != ROUNDS * blocks {
-        return Err(format!("{done}/{blocks} blocks done, {arrived}/{} arrivals", ROUNDS * blocks));
+        return Err(format!(
+            "{done}/{blocks} blocks done, {arrived}/{} arrivals",
+            ROUNDS * blocks
+        ));
     }
-    Ok(format!("{blocks} blocks x {THREADS} threads ran {ROUNDS} barrier rounds"))
+    Ok(format!(
+        "{blocks} blocks x {THREADS} threads ran {ROUNDS} barrier rounds"
+    ))
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![GpuTest { name: "convergence_regression_spin_between_block_barriers", timeout: TIMEOUT, run }]
+    vec![GpuTest {
+        name: "convergence_regression_spin_between_block_barriers",
+        timeout: TIMEOUT,
+        run,
+    }]
 }

@@ -22,11 +22,21 @@ fn blocks(ctx: &Ctx, mode: u32) -> Result<String, String> {
     const LEN: u32 = 16;
     let kernel = ctx.kernel("mp_blocks")?;
     // Waiting across blocks needs them all resident: a cooperative launch guarantees it.
-    ctx.gpu.check_cooperative(&kernel, 2 * PAIRS, 1, 0).map_err(|e| e.to_string())?;
+    ctx.gpu
+        .check_cooperative(&kernel, 2 * PAIRS, 1, 0)
+        .map_err(|e| e.to_string())?;
     let stream = ctx.gpu.stream();
-    let buf = stream.alloc_zeros::<u32>(PAIRS as usize * REGION).map_err(|e| e.to_string())?;
-    let stats = stream.alloc_zeros::<u32>(2 * PAIRS as usize).map_err(|e| e.to_string())?;
-    let cfg = LaunchConfig { grid_dim: (2 * PAIRS, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
+    let buf = stream
+        .alloc_zeros::<u32>(PAIRS as usize * REGION)
+        .map_err(|e| e.to_string())?;
+    let stats = stream
+        .alloc_zeros::<u32>(2 * PAIRS as usize)
+        .map_err(|e| e.to_string())?;
+    let cfg = LaunchConfig {
+        grid_dim: (2 * PAIRS, 1, 1),
+        block_dim: (1, 1, 1),
+        shared_mem_bytes: 0,
+    };
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&buf).arg(&ROUNDS).arg(&LEN).arg(&mode).arg(&stats);
     unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
@@ -35,21 +45,35 @@ fn blocks(ctx: &Ctx, mode: u32) -> Result<String, String> {
     for p in 0..PAIRS as usize {
         let (verified, errors) = (stats[2 * p], stats[2 * p + 1]);
         if errors != 0 || verified != ROUNDS {
-            return Err(format!("pair {p}: {verified}/{ROUNDS} rounds verified, {errors} errors"));
+            return Err(format!(
+                "pair {p}: {verified}/{ROUNDS} rounds verified, {errors} errors"
+            ));
         }
     }
-    let how = if mode == 0 { "st.release/ld.acquire" } else { "fence.acq_rel + relaxed" };
-    Ok(format!("{} messages of {LEN} words verified across {PAIRS} block pairs ({how})", PAIRS * ROUNDS))
+    let how = if mode == 0 {
+        "st.release/ld.acquire"
+    } else {
+        "fence.acq_rel + relaxed"
+    };
+    Ok(format!(
+        "{} messages of {LEN} words verified across {PAIRS} block pairs ({how})",
+        PAIRS * ROUNDS
+    ))
 }
 
 fn host(ctx: &Ctx) -> Result<String, String> {
     const ROUNDS: u32 = 5_000;
     const LEN: u32 = 8;
     let kernel = ctx.kernel("mp_host")?;
-    let buf = MappedBuffer::<u32>::new(&ctx.gpu, 64 + 2 * LEN as usize).map_err(|e| e.to_string())?;
+    let buf =
+        MappedBuffer::<u32>::new(&ctx.gpu, 64 + 2 * LEN as usize).map_err(|e| e.to_string())?;
     let stream = ctx.gpu.stream();
     let stats = stream.alloc_zeros::<u32>(2).map_err(|e| e.to_string())?;
-    let cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (1, 1, 1),
+        shared_mem_bytes: 0,
+    };
     let ptr = buf.device_ptr();
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&ptr).arg(&ROUNDS).arg(&LEN).arg(&stats);
@@ -86,13 +110,28 @@ fn host(ctx: &Ctx) -> Result<String, String> {
             stats[0], stats[1]
         ));
     }
-    Ok(format!("{} host<->GPU messages of {LEN} words verified at Sys scope", 2 * ROUNDS))
+    Ok(format!(
+        "{} host<->GPU messages of {LEN} words verified at Sys scope",
+        2 * ROUNDS
+    ))
 }
 
 pub fn tests() -> Vec<GpuTest> {
     vec![
-        GpuTest { name: "message_passing_blocks_release_acquire", timeout: TIMEOUT, run: |c| blocks(c, 0) },
-        GpuTest { name: "message_passing_blocks_fences", timeout: TIMEOUT, run: |c| blocks(c, 1) },
-        GpuTest { name: "message_passing_host_gpu_sys", timeout: TIMEOUT, run: host },
+        GpuTest {
+            name: "message_passing_blocks_release_acquire",
+            timeout: TIMEOUT,
+            run: |c| blocks(c, 0),
+        },
+        GpuTest {
+            name: "message_passing_blocks_fences",
+            timeout: TIMEOUT,
+            run: |c| blocks(c, 1),
+        },
+        GpuTest {
+            name: "message_passing_host_gpu_sys",
+            timeout: TIMEOUT,
+            run: host,
+        },
     ]
 }
