@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::process::{exit, Command};
 use std::time::Instant;
 use xtask::workspace_root;
-use xtask::{build_ptx, clippy_ptx, find_ptxas, ptxas_archs_checked, ptxas_check, stage};
+use xtask::{
+    build_ptx, clippy_ptx, find_ptxas, ptxas_archs_checked, ptxas_check, stage, stage_bench,
+};
 use xtask::{Arch, KERNEL_CRATES};
 
 const HELP: &str = "\
@@ -18,6 +20,11 @@ cargo xtask <command> [options]
                                   it to a GPU machine (no Rust needed there) and run ./run.sh
   test-gpu [--arch sm_90] [--filter SUBSTR] [--dir .stage/gpu]
                                   build + ptxas-check the PTX, stage, run the GPU suite here
+  bench-gpu [--arch sm_90] [--filter SUBSTR] [--dir .stage/bench]
+                                  build, stage and run the benchmarks (Rust vs CUDA C++, nvcc
+                                  builds the C++ side); writes BENCHMARKS.md and bench.json
+  stage-bench [--dir .stage/bench] [--arch sm_90]
+                                  stage the benchmarks only, for a GPU machine without Rust
   clippy-ptx [--arch sm_XX]       clippy -D warnings on the device crate and the kernel crates
                                   for nvptx (default: sm_80 and sm_90)
   help                            this text
@@ -153,6 +160,44 @@ fn run() -> Result<i32, String> {
                     t.elapsed().as_secs_f32()
                 );
             }
+        }
+        "stage-bench" => {
+            let args = parse(argv, &["--arch", "--dir"])?;
+            let arch = args.arch.unwrap_or(Arch::DEFAULT);
+            let dir = args
+                .dir
+                .unwrap_or_else(|| workspace_root().join(".stage/bench"));
+            stage_bench(&dir, arch)?;
+            println!(
+                "staged the benchmarks for {arch} in {}: copy it to a GPU machine, run ./run.sh",
+                dir.display()
+            );
+        }
+        "bench-gpu" => {
+            let args = parse(argv, &["--arch", "--dir", "--filter"])?;
+            let arch = args.arch.unwrap_or(Arch::DEFAULT);
+            let dir = args
+                .dir
+                .unwrap_or_else(|| workspace_root().join(".stage/bench"));
+            build(arch, true)?;
+            stage_bench(&dir, arch)?;
+            let mut cmd = Command::new(dir.join("run.sh"));
+            cmd.env("BENCH_OUT", workspace_root());
+            if let Some(f) = &args.filter {
+                cmd.args(["--filter", f]);
+            }
+            let code = cmd
+                .status()
+                .map_err(|e| format!("running {}/run.sh: {e}", dir.display()))?
+                .code()
+                .unwrap_or(1);
+            if code == 2 {
+                eprintln!(
+                    "no GPU found: the benchmarks were built and staged in {}; copy it to a GPU machine and run ./run.sh",
+                    dir.display()
+                );
+            }
+            return Ok(code);
         }
         "help" | "--help" | "-h" => println!("{HELP}"),
         other => return Err(format!("unknown command `{other}`\n\n{HELP}")),

@@ -17,7 +17,7 @@ cd "$(dirname "$0")"
 exec ./gpu-tests --ptx-dir ./ptx "$@"
 "#;
 
-fn io<T>(what: &Path, r: std::io::Result<T>) -> Result<T, String> {
+pub(crate) fn io<T>(what: &Path, r: std::io::Result<T>) -> Result<T, String> {
     r.map_err(|e| format!("{}: {e}", what.display()))
 }
 
@@ -27,7 +27,7 @@ fn io<T>(what: &Path, r: std::io::Result<T>) -> Result<T, String> {
 /// The runner is stripped. `dir` must be missing, empty, or an earlier stage.
 pub fn stage(dir: &Path, arch: Arch) -> Result<(), String> {
     check_dir(dir)?;
-    let runner = build_runner()?;
+    let runner = build_bin("ptx-sync-tests", RUNNER)?;
     let ptx = build_all(arch)?;
 
     let ptx_dir = dir.join("ptx");
@@ -90,30 +90,23 @@ fn check_dir(dir: &Path) -> Result<(), String> {
     }
 }
 
-/// `cargo build --release -p ptx-sync-tests --bin gpu-tests`; returns the executable's path
-/// (from cargo's JSON messages, so `CARGO_TARGET_DIR` and `build.target-dir` are honoured).
-fn build_runner() -> Result<PathBuf, String> {
+/// `cargo build --release -p <package> --bin <bin>`; returns the executable's path (from
+/// cargo's JSON messages, so `CARGO_TARGET_DIR` and `build.target-dir` are honoured).
+pub(crate) fn build_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
     let out = cargo()
         .current_dir(workspace_root())
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "ptx-sync-tests",
-            "--bin",
-            RUNNER,
-        ])
+        .args(["build", "--release", "-p", package, "--bin", bin])
         .arg("--message-format=json-render-diagnostics")
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("could not run cargo: {e}"))?;
     if !out.status.success() {
         return Err(format!(
-            "building the {RUNNER} runner (tests/src/bin/{RUNNER}.rs) failed; cargo's output is above"
+            "building {bin} (package {package}) failed; cargo's output is above"
         ));
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let name = format!("\"name\":\"{RUNNER}\"");
+    let name = format!("\"name\":\"{bin}\"");
     stdout
         .lines()
         .filter(|l| l.contains("\"reason\":\"compiler-artifact\"") && l.contains(&name))
@@ -121,17 +114,12 @@ fn build_runner() -> Result<PathBuf, String> {
             let rest = &l[l.find("\"executable\":\"")? + 14..];
             Some(PathBuf::from(&rest[..rest.find('"')?]))
         })
-        .ok_or_else(|| {
-            format!(
-                "cargo built no {RUNNER} executable:\n{}",
-                tail(&out.stdout, 5)
-            )
-        })
+        .ok_or_else(|| format!("cargo built no {bin} executable:\n{}", tail(&out.stdout, 5)))
 }
 
 /// Strips `bin` in place with the toolchain's `llvm-strip` (component llvm-tools) or `strip`;
 /// leaves it as it is (with a note) when neither works.
-fn strip(bin: &Path) {
+pub(crate) fn strip(bin: &Path) {
     let mut tools = Vec::new();
     let sysroot = Command::new("rustc")
         .current_dir(workspace_root())

@@ -1,0 +1,654 @@
+// CUDA C++ references for `cargo xtask bench-gpu`: what a CUDA C++ author would write with
+// libcu++ and cooperative_groups, for every benchmark case. Built on the GPU machine into a
+// shared library (`nvcc -O3 -arch=sm_90 -std=c++17 -shared -Xcompiler -fPIC`) that the Rust
+// runner loads, so both sides launch alternately on the same stream of the same context.
+//
+// ABI: ref_case_count(), ref_case_name(i), ref_run(name, &ms, &units, err, errlen) runs ONE timed
+// launch (CUDA events around the kernel) and checks its result: 0 ok, 1 wrong result, -1 CUDA
+// error, 2 unknown case. Atomics/message/fence kernels have the same extern "C" names as the
+// Rust kernels in bench/kernels so their SASS can be compared.
+#include <cooperative_groups.h>
+#include <cuda/atomic>
+#include <cuda/barrier>
+#include <cuda/latch>
+#include <cuda/semaphore>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+// `__shared__ cuda::barrier` is initialized with init() by one thread, as libcu++ documents.
+#pragma nv_diag_suppress static_var_with_dynamic_init
+
+namespace cg = cooperative_groups;
+using cuda::thread_scope_block;
+using cuda::thread_scope_device;
+using cuda::thread_scope_system;
+using cuda::std::memory_order_acq_rel;
+using cuda::std::memory_order_acquire;
+using cuda::std::memory_order_relaxed;
+using cuda::std::memory_order_release;
+using cuda::std::memory_order_seq_cst;
+
+static char* g_err;
+static int g_errlen;
+
+#define CK(x)                                                                                  \
+    do {                                                                                       \
+        cudaError_t e_ = (x);                                                                  \
+        if (e_ != cudaSuccess) {                                                               \
+            snprintf(g_err, g_errlen, "%s: %s", #x, cudaGetErrorString(e_));                   \
+            return -1;                                                                         \
+        }                                                                                      \
+    } while (0)
+#define FAIL(...)                                                                              \
+    do {                                                                                       \
+        snprintf(g_err, g_errlen, __VA_ARGS__);                                                \
+        return 1;                                                                              \
+    } while (0)
+
+// Times one launch expression with events on the legacy default stream.
+#define TIMED(ms, launch)                                                                      \
+    do {                                                                                       \
+        cudaEvent_t a_, b_;                                                                    \
+        CK(cudaEventCreate(&a_));                                                              \
+        CK(cudaEventCreate(&b_));                                                              \
+        CK(cudaEventRecord(a_, 0));                                                            \
+        launch;                                                                                \
+        CK(cudaGetLastError());                                                                \
+        CK(cudaEventRecord(b_, 0));                                                            \
+        CK(cudaEventSynchronize(b_));                                                          \
+        CK(cudaEventElapsedTime(ms, a_, b_));                                                  \
+        cudaEventDestroy(a_);                                                                  \
+        cudaEventDestroy(b_);                                                                  \
+    } while (0)
+
+
+// ---------------------------------------------------------------------------------------------
+// 1. Atomics. Shape rule shared with the Rust side (bench/src/cases.rs): the contended
+// compare-exchange loop runs 132 x 64 threads x 4 iterations, everything else 264 x 256 x 256.
+// "contended": one word per block at cta scope, one word for the grid at gpu scope;
+// "distinct": one word per thread.
+enum Op { FETCH_ADD, CAS_LOOP, EXCHANGE };
+
+template <class T, cuda::thread_scope S, Op OP, bool CONTENDED, bool ACQ_REL>
+__device__ void atomic_body(T* words, T* out, int iters) {
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    T* w = CONTENDED ? (S == thread_scope_block ? words + blockIdx.x * 32 : words) : words + tid;
+    cuda::atomic_ref<T, S> a(*w);
+    constexpr auto mo = ACQ_REL ? memory_order_acq_rel : memory_order_relaxed;
+    T sum = 0;
+    for (int i = 0; i < iters; i++) {
+        if (OP == FETCH_ADD) {
+            sum += a.fetch_add(T(1), mo);
+        } else if (OP == CAS_LOOP) {
+            T v = a.load(memory_order_relaxed);
+            while (!a.compare_exchange_weak(v, v + T(1), mo, memory_order_relaxed)) {
+            }
+            sum += v;
+        } else {
+            sum += a.exchange(T(tid + i), mo);
+        }
+    }
+    out[tid] = sum;
+}
+
+#define ATOMIC_KERNEL(NAME, T, S, OP, CONT, ACQREL)                                            \
+    extern "C" __global__ void NAME(T* w, T* out, int iters) {                                 \
+        atomic_body<T, S, OP, CONT, ACQREL>(w, out, iters);                                    \
+    }
+#define ATOMIC_TYPES(OPN, OP, PL, CONT, SC, S, ON, ACQREL)                                      \
+    ATOMIC_KERNEL(atomic__##OPN##__##PL##__##SC##__##ON##__u32, unsigned, S, OP, CONT, ACQREL) \
+    ATOMIC_KERNEL(atomic__##OPN##__##PL##__##SC##__##ON##__u64, unsigned long long, S, OP, CONT, ACQREL)
+#define ATOMIC_ORDERS(OPN, OP, PL, CONT, SC, S)                                                 \
+    ATOMIC_TYPES(OPN, OP, PL, CONT, SC, S, relaxed, false)                                     \
+    ATOMIC_TYPES(OPN, OP, PL, CONT, SC, S, acq_rel, true)
+#define ATOMIC_SCOPES(OPN, OP, PL, CONT)                                                        \
+    ATOMIC_ORDERS(OPN, OP, PL, CONT, cta, thread_scope_block)                                  \
+    ATOMIC_ORDERS(OPN, OP, PL, CONT, gpu, thread_scope_device)
+#define ATOMIC_PLACEMENTS(OPN, OP)                                                              \
+    ATOMIC_SCOPES(OPN, OP, contended, true)                                                    \
+    ATOMIC_SCOPES(OPN, OP, distinct, false)
+ATOMIC_PLACEMENTS(fetch_add, FETCH_ADD)
+ATOMIC_PLACEMENTS(cas_loop, CAS_LOOP)
+ATOMIC_PLACEMENTS(exchange, EXCHANGE)
+
+template <bool CONTENDED>
+__device__ void float_body(float* words, float* out, int iters) {
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    cuda::atomic_ref<float, thread_scope_device> a(CONTENDED ? words[0] : words[tid]);
+    float sum = 0;
+    for (int i = 0; i < iters; i++) sum += a.fetch_add(1.0f, memory_order_relaxed);
+    out[tid] = sum;
+}
+extern "C" __global__ void atomic__float_add__contended__gpu__relaxed__f32(float* w, float* o, int n) {
+    float_body<true>(w, o, n);
+}
+extern "C" __global__ void atomic__float_add__distinct__gpu__relaxed__f32(float* w, float* o, int n) {
+    float_body<false>(w, o, n);
+}
+
+struct AtomicCase {
+    std::string op, placement, scope, order, type;
+};
+
+static bool parse_atomic(const std::string& name, AtomicCase& c) {
+    // atomic/<op>/<placement>/<scope>/<order>/<type>
+    std::vector<std::string> p;
+    size_t s = 0, e;
+    while ((e = name.find('/', s)) != std::string::npos) {
+        p.push_back(name.substr(s, e - s));
+        s = e + 1;
+    }
+    p.push_back(name.substr(s));
+    if (p.size() != 6 || p[0] != "atomic") return false;
+    c = {p[1], p[2], p[3], p[4], p[5]};
+    return true;
+}
+
+template <class T>
+static int run_atomic_typed(const AtomicCase& c, const void* kernel, float* ms, double* units) {
+    bool contended = c.placement == "contended";
+    bool cas = c.op == "cas_loop";
+    unsigned blocks = (cas && contended) ? 132 : 264, threads = (cas && contended) ? 64 : 256;
+    // f32 counts exactly only to 2^24: the contended float sum keeps 264 x 256 x 32 below it.
+    int iters = (cas && contended) ? 4 : (c.op == "float_add" && contended) ? 32 : 256;
+    unsigned n = blocks * threads;
+    size_t words_len = contended ? (size_t)blocks * 32 : n;
+    T *w, *out;
+    CK(cudaMalloc(&w, words_len * sizeof(T)));
+    CK(cudaMalloc(&out, n * sizeof(T)));
+    CK(cudaMemset(w, 0, words_len * sizeof(T)));
+    void* args[] = {&w, &out, &iters};
+    TIMED(ms, CK(cudaLaunchKernel(kernel, dim3(blocks), dim3(threads), args, 0, 0)));
+    std::vector<T> h(words_len);
+    CK(cudaMemcpy(h.data(), w, words_len * sizeof(T), cudaMemcpyDeviceToHost));
+    cudaFree(w);
+    cudaFree(out);
+    *units = (double)n * iters;
+    if (c.op != "exchange") {
+        // fetch_add / CAS loop / float add: every increment counted.
+        if (!contended) {
+            for (unsigned i = 0; i < n; i++)
+                if (h[i] != T(iters)) FAIL("word %u = %g, expected %d", i, (double)h[i], iters);
+        } else if (c.scope == "cta") {
+            for (unsigned b = 0; b < blocks; b++)
+                if (h[b * 32] != T((double)threads * iters)) FAIL("block %u word = %g", b, (double)h[b * 32]);
+        } else if (h[0] != T((double)n * iters)) {
+            FAIL("word = %g, expected %g", (double)h[0], (double)n * iters);
+        }
+    }
+    return 0;
+}
+
+static int run_atomic(const std::string& name, float* ms, double* units) {
+    AtomicCase c;
+    if (!parse_atomic(name, c)) return 2;
+    std::string kname = "atomic__" + c.op + "__" + c.placement + "__" + c.scope + "__" + c.order + "__" + c.type;
+    void* sym = nullptr;
+#define TRY(K)                                                                                 \
+    if (kname == #K) sym = (void*)K;
+#include "atomic_kernels.inc"
+#undef TRY
+    if (!sym) FAIL("no kernel %s", kname.c_str());
+    if (c.type == "u32") return run_atomic_typed<unsigned>(c, sym, ms, units);
+    if (c.type == "u64") return run_atomic_typed<unsigned long long>(c, sym, ms, units);
+    return run_atomic_typed<float>(c, sym, ms, units);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Message-passing latency: release-store / acquire-load ping-pong.
+extern "C" __global__ void mp__pingpong__blocks(unsigned* flags, int rounds) {
+    cuda::atomic_ref<unsigned, thread_scope_device> ping(flags[0]), pong(flags[32]);
+    for (int r = 1; r <= rounds; r++) {
+        if (blockIdx.x == 0) {
+            ping.store(r, memory_order_release);
+            while (pong.load(memory_order_acquire) != (unsigned)r) {
+            }
+        } else {
+            while (ping.load(memory_order_acquire) != (unsigned)r) {
+            }
+            pong.store(r, memory_order_release);
+        }
+    }
+}
+
+extern "C" __global__ void mp__pingpong__host(unsigned* flags, int rounds) {
+    cuda::atomic_ref<unsigned, thread_scope_system> to_host(flags[0]), to_gpu(flags[32]);
+    for (int r = 1; r <= rounds; r++) {
+        to_host.store(r, memory_order_release);
+        while (to_gpu.load(memory_order_acquire) != (unsigned)r) {
+        }
+    }
+}
+
+static int run_mp(const std::string& name, float* ms, double* units) {
+    const int rounds = name == "mp/pingpong/blocks" ? 20000 : 2000;
+    if (name == "mp/pingpong/blocks") {
+        unsigned* f;
+        CK(cudaMalloc(&f, 64 * sizeof(unsigned)));
+        CK(cudaMemset(f, 0, 64 * sizeof(unsigned)));
+        TIMED(ms, (mp__pingpong__blocks<<<2, 1>>>(f, rounds)));
+        unsigned h[64];
+        CK(cudaMemcpy(h, f, sizeof h, cudaMemcpyDeviceToHost));
+        cudaFree(f);
+        if (h[0] != (unsigned)rounds || h[32] != (unsigned)rounds) FAIL("flags %u %u", h[0], h[32]);
+    } else if (name == "mp/pingpong/host") {
+        unsigned* f;
+        CK(cudaHostAlloc(&f, 64 * sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable));
+        memset(f, 0, 64 * sizeof(unsigned));
+        unsigned* d;
+        CK(cudaHostGetDevicePointer(&d, f, 0));
+        auto* to_host = reinterpret_cast<std::atomic<unsigned>*>(&f[0]);
+        auto* to_gpu = reinterpret_cast<std::atomic<unsigned>*>(&f[32]);
+        std::atomic<bool> stop{false};
+        std::thread echo([&] {
+            for (int r = 1; r <= rounds && !stop.load(); r++) {
+                while (to_host->load(std::memory_order_acquire) != (unsigned)r)
+                    if (stop.load()) return;
+                to_gpu->store(r, std::memory_order_release);
+            }
+        });
+        int rc = 0;
+        cudaEvent_t a, b;
+        cudaEventCreate(&a);
+        cudaEventCreate(&b);
+        cudaEventRecord(a, 0);
+        mp__pingpong__host<<<1, 1>>>(d, rounds);
+        cudaError_t e = cudaGetLastError();
+        cudaEventRecord(b, 0);
+        if (e == cudaSuccess) e = cudaEventSynchronize(b);
+        stop = true;
+        echo.join();
+        if (e != cudaSuccess) {
+            snprintf(g_err, g_errlen, "host ping-pong: %s", cudaGetErrorString(e));
+            rc = -1;
+        } else {
+            cudaEventElapsedTime(ms, a, b);
+            if (f[0] != (unsigned)rounds || f[32] != (unsigned)rounds) {
+                snprintf(g_err, g_errlen, "flags %u %u", f[0], f[32]);
+                rc = 1;
+            }
+        }
+        cudaEventDestroy(a);
+        cudaEventDestroy(b);
+        cudaFreeHost(f);
+        if (rc) return rc;
+    } else {
+        return 2;
+    }
+    *units = rounds;
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Fences: a relaxed store then a fence, in a loop (132 x 128 threads x 1024).
+template <cuda::thread_scope S, bool SC>
+__device__ void fence_body(int* x, int iters) {
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    cuda::atomic_ref<int, S> a(x[tid]);
+    for (int i = 0; i < iters; i++) {
+        a.store(i, memory_order_relaxed);
+        cuda::atomic_thread_fence(SC ? memory_order_seq_cst : memory_order_acq_rel, S);
+    }
+}
+#define FENCE_KERNEL(K, S, SC)                                                                 \
+    extern "C" __global__ void fence__##K(int* x, int iters) { fence_body<S, SC>(x, iters); }
+FENCE_KERNEL(sc__cta, thread_scope_block, true)
+FENCE_KERNEL(sc__gpu, thread_scope_device, true)
+FENCE_KERNEL(sc__sys, thread_scope_system, true)
+FENCE_KERNEL(acq_rel__cta, thread_scope_block, false)
+FENCE_KERNEL(acq_rel__gpu, thread_scope_device, false)
+FENCE_KERNEL(acq_rel__sys, thread_scope_system, false)
+
+static int run_fence(const std::string& name, float* ms, double* units) {
+    const void* k = nullptr;
+    if (name == "fence/sc/cta") k = (void*)fence__sc__cta;
+    if (name == "fence/sc/gpu") k = (void*)fence__sc__gpu;
+    if (name == "fence/sc/sys") k = (void*)fence__sc__sys;
+    if (name == "fence/acq_rel/cta") k = (void*)fence__acq_rel__cta;
+    if (name == "fence/acq_rel/gpu") k = (void*)fence__acq_rel__gpu;
+    if (name == "fence/acq_rel/sys") k = (void*)fence__acq_rel__sys;
+    if (!k) return 2;
+    unsigned blocks = 132, threads = 128;
+    int iters = 1024;
+    int* x;
+    CK(cudaMalloc(&x, blocks * threads * sizeof(int)));
+    void* args[] = {&x, &iters};
+    TIMED(ms, CK(cudaLaunchKernel(k, dim3(blocks), dim3(threads), args, 0, 0)));
+    std::vector<int> h(blocks * threads);
+    CK(cudaMemcpy(h.data(), x, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    cudaFree(x);
+    for (size_t i = 0; i < h.size(); i++)
+        if (h[i] != iters - 1) FAIL("x[%zu] = %d", i, h[i]);
+    *units = (double)blocks * threads * iters;
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4./5. Mutex and counting semaphores around `counter += 1`; every thread takes it `iters` times.
+template <int MAX>
+struct Sem {
+    cuda::counting_semaphore<thread_scope_device, MAX> s;
+    __device__ Sem() : s(MAX) {}
+};
+struct Mutex {
+    cuda::binary_semaphore<thread_scope_device> s;
+    __device__ Mutex() : s(1) {}
+};
+template <class L>
+__global__ void init_lock(L* l) { new (l) L(); }
+
+__global__ void k_mutex(Mutex* m, unsigned* counter, int iters) {
+    for (int i = 0; i < iters; i++) {
+        m->s.acquire();
+        *(volatile unsigned*)counter += 1;
+        m->s.release();
+    }
+}
+
+template <int MAX>
+__global__ void k_semaphore(Sem<MAX>* s, unsigned* stats, int iters) {
+    cuda::atomic_ref<unsigned, thread_scope_device> holders(stats[0]), most(stats[32]), passes(stats[64]);
+    for (int i = 0; i < iters; i++) {
+        s->s.acquire();
+        unsigned h = holders.fetch_add(1, memory_order_relaxed) + 1;
+        most.fetch_max(h, memory_order_relaxed);
+        passes.fetch_add(1, memory_order_relaxed);
+        holders.fetch_sub(1, memory_order_relaxed);
+        s->s.release();
+    }
+}
+
+static bool shape(const std::string& s, unsigned& blocks, unsigned& threads, int& iters) {
+    if (s == "1x32") { blocks = 1; threads = 32; iters = 64; return true; }
+    if (s == "132x32") { blocks = 132; threads = 32; iters = 16; return true; }
+    if (s == "132x256") { blocks = 132; threads = 256; iters = 4; return true; }
+    return false;
+}
+
+template <int MAX>
+static int run_sem(unsigned blocks, unsigned threads, int iters, float* ms, double* units) {
+    Sem<MAX>* s;
+    unsigned* stats;
+    CK(cudaMalloc(&s, sizeof(Sem<MAX>)));
+    CK(cudaMalloc(&stats, 96 * sizeof(unsigned)));
+    CK(cudaMemset(stats, 0, 96 * sizeof(unsigned)));
+    init_lock<<<1, 1>>>(s);
+    TIMED(ms, (k_semaphore<MAX><<<blocks, threads>>>(s, stats, iters)));
+    unsigned h[96];
+    CK(cudaMemcpy(h, stats, sizeof h, cudaMemcpyDeviceToHost));
+    cudaFree(s);
+    cudaFree(stats);
+    unsigned total = blocks * threads * iters;
+    if (h[64] != total || h[32] > (unsigned)MAX || h[0] != 0)
+        FAIL("passes %u/%u, most holders %u (max %d), left %u", h[64], total, h[32], MAX, h[0]);
+    *units = total;
+    return 0;
+}
+
+static int run_lock(const std::string& name, float* ms, double* units) {
+    unsigned blocks, threads;
+    int iters;
+    auto slash = name.find('/');
+    std::string kind = name.substr(0, slash), sh = name.substr(slash + 1);
+    if (!shape(sh, blocks, threads, iters)) return 2;
+    if (kind == "mutex") {
+        Mutex* m;
+        unsigned* counter;
+        CK(cudaMalloc(&m, sizeof(Mutex)));
+        CK(cudaMalloc(&counter, sizeof(unsigned)));
+        CK(cudaMemset(counter, 0, sizeof(unsigned)));
+        init_lock<<<1, 1>>>(m);
+        TIMED(ms, (k_mutex<<<blocks, threads>>>(m, counter, iters)));
+        unsigned h;
+        CK(cudaMemcpy(&h, counter, sizeof h, cudaMemcpyDeviceToHost));
+        cudaFree(m);
+        cudaFree(counter);
+        if (h != blocks * threads * iters) FAIL("counter %u, expected %u", h, blocks * threads * iters);
+        *units = blocks * threads * iters;
+        return 0;
+    }
+    if (kind == "semaphore4") return run_sem<4>(blocks, threads, iters, ms, units);
+    if (kind == "semaphore32") return run_sem<32>(blocks, threads, iters, ms, units);
+    return 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. Latch fan-in: per round every block counts down a fresh latch and waits on it.
+struct Latch {
+    cuda::latch<thread_scope_device> l;
+    __device__ Latch(int n) : l(n) {}
+};
+__global__ void init_latches(Latch* l, int n, int count) {
+    for (int i = threadIdx.x; i < n; i += blockDim.x) new (&l[i]) Latch(count);
+}
+__global__ void k_latch(Latch* latches, unsigned* arrived, int rounds, unsigned* errors) {
+    cuda::atomic_ref<unsigned, thread_scope_device> count(*arrived), err(*errors);
+    for (int r = 0; r < rounds; r++) {
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            count.fetch_add(1, memory_order_relaxed);
+            latches[r].l.arrive_and_wait();
+            if (count.load(memory_order_relaxed) < (unsigned)(r + 1) * gridDim.x) err.fetch_add(1);
+        }
+        __syncthreads();
+    }
+}
+
+static int run_latch(const std::string& name, float* ms, double* units) {
+    if (name != "latch/132x128") return 2;
+    unsigned blocks = 132, threads = 128;
+    int rounds = 500;
+    Latch* l;
+    unsigned *arrived, *errors;
+    CK(cudaMalloc(&l, rounds * sizeof(Latch)));
+    CK(cudaMalloc(&arrived, 4));
+    CK(cudaMalloc(&errors, 4));
+    CK(cudaMemset(arrived, 0, 4));
+    CK(cudaMemset(errors, 0, 4));
+    init_latches<<<1, 256>>>(l, rounds, blocks);
+    void* args[] = {&l, &arrived, &rounds, &errors};
+    TIMED(ms, CK(cudaLaunchCooperativeKernel((void*)k_latch, dim3(blocks), dim3(threads), args, 0, 0)));
+    unsigned e;
+    CK(cudaMemcpy(&e, errors, 4, cudaMemcpyDeviceToHost));
+    cudaFree(l);
+    cudaFree(arrived);
+    cudaFree(errors);
+    if (e) FAIL("%u early wake-ups", e);
+    *units = rounds;
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. Block barrier: 132 x 256 threads, 10000 phases, each checked by a double-buffered
+// neighbour exchange in shared memory.
+constexpr int BB_THREADS = 256;
+__global__ void k_bb_syncthreads(int iters, unsigned* errors) {
+    __shared__ int buf[2][BB_THREADS];
+    unsigned err = 0;
+    for (int i = 0; i < iters; i++) {
+        buf[i & 1][threadIdx.x] = i;
+        __syncthreads();
+        err += buf[i & 1][(threadIdx.x + 1) % blockDim.x] != i;
+    }
+    if (err) atomicAdd(errors, err);
+}
+__global__ void k_bb_cuda_barrier(int iters, unsigned* errors) {
+    __shared__ int buf[2][BB_THREADS];
+    __shared__ cuda::barrier<thread_scope_block> bar;
+    if (threadIdx.x == 0) init(&bar, blockDim.x);
+    __syncthreads();
+    unsigned err = 0;
+    for (int i = 0; i < iters; i++) {
+        buf[i & 1][threadIdx.x] = i;
+        bar.arrive_and_wait();
+        err += buf[i & 1][(threadIdx.x + 1) % blockDim.x] != i;
+    }
+    if (err) atomicAdd(errors, err);
+}
+__global__ void k_bb_split(int iters, unsigned* errors, float* sink) {
+    __shared__ int buf[2][BB_THREADS];
+    __shared__ cuda::barrier<thread_scope_block> bar;
+    if (threadIdx.x == 0) init(&bar, blockDim.x);
+    __syncthreads();
+    unsigned err = 0;
+    float acc = threadIdx.x;
+    for (int i = 0; i < iters; i++) {
+        buf[i & 1][threadIdx.x] = i;
+        auto token = bar.arrive();
+        for (int k = 0; k < 16; k++) acc = acc * 0.999f + 1.0f;  // independent work
+        bar.wait(std::move(token));
+        err += buf[i & 1][(threadIdx.x + 1) % blockDim.x] != i;
+    }
+    if (err) atomicAdd(errors, err);
+    if (acc == -1.0f) *sink = acc;
+}
+
+static int run_block_barrier(const std::string& name, float* ms, double* units) {
+    unsigned blocks = 132;
+    int iters = 10000;
+    unsigned* errors;
+    float* sink;
+    CK(cudaMalloc(&errors, 4));
+    CK(cudaMalloc(&sink, 4));
+    CK(cudaMemset(errors, 0, 4));
+    if (name == "block_barrier/syncthreads")
+        TIMED(ms, (k_bb_syncthreads<<<blocks, BB_THREADS>>>(iters, errors)));
+    else if (name == "block_barrier/cuda_barrier")
+        TIMED(ms, (k_bb_cuda_barrier<<<blocks, BB_THREADS>>>(iters, errors)));
+    else if (name == "block_barrier/split_arrive_wait")
+        TIMED(ms, (k_bb_split<<<blocks, BB_THREADS>>>(iters, errors, sink)));
+    else
+        return 2;
+    unsigned e;
+    CK(cudaMemcpy(&e, errors, 4, cudaMemcpyDeviceToHost));
+    cudaFree(errors);
+    cudaFree(sink);
+    if (e) FAIL("%u stale neighbour reads", e);
+    *units = iters;
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. Grid barrier: thread 0 of each block writes its slot, barrier, reads its neighbour's slot
+// (double-buffered), 2000 rounds, cooperative launch, 128 threads a block.
+__global__ void k_grid_sync(int* slots, int rounds, unsigned* errors) {
+    cg::grid_group grid = cg::this_grid();
+    unsigned err = 0, nb = gridDim.x;
+    for (int r = 0; r < rounds; r++) {
+        if (threadIdx.x == 0) ((volatile int*)slots)[(r & 1) * nb + blockIdx.x] = r;
+        grid.sync();
+        if (threadIdx.x == 0) err += ((volatile int*)slots)[(r & 1) * nb + (blockIdx.x + 1) % nb] != r;
+    }
+    if (err) atomicAdd(errors, err);
+}
+struct DevBarrier {
+    cuda::barrier<thread_scope_device> b;
+    __device__ DevBarrier(int n) : b(n) {}
+};
+__global__ void init_dev_barrier(DevBarrier* b, int n) { new (b) DevBarrier(n); }
+__global__ void k_grid_cuda_barrier(DevBarrier* bar, int* slots, int rounds, unsigned* errors) {
+    unsigned err = 0, nb = gridDim.x;
+    for (int r = 0; r < rounds; r++) {
+        if (threadIdx.x == 0) ((volatile int*)slots)[(r & 1) * nb + blockIdx.x] = r;
+        __syncthreads();
+        if (threadIdx.x == 0) bar->b.arrive_and_wait();
+        __syncthreads();
+        if (threadIdx.x == 0) err += ((volatile int*)slots)[(r & 1) * nb + (blockIdx.x + 1) % nb] != r;
+    }
+    if (err) atomicAdd(errors, err);
+}
+
+static int run_grid_barrier(const std::string& name, float* ms, double* units) {
+    unsigned blocks;
+    bool coop_groups;
+    if (name == "grid_barrier/grid_sync/132") { blocks = 132; coop_groups = true; }
+    else if (name == "grid_barrier/grid_sync/264") { blocks = 264; coop_groups = true; }
+    else if (name == "grid_barrier/cuda_barrier/132") { blocks = 132; coop_groups = false; }
+    else if (name == "grid_barrier/cuda_barrier/264") { blocks = 264; coop_groups = false; }
+    else return 2;
+    int rounds = 2000;
+    int* slots;
+    unsigned* errors;
+    DevBarrier* bar;
+    CK(cudaMalloc(&slots, 2 * blocks * sizeof(int)));
+    CK(cudaMemset(slots, 0xff, 2 * blocks * sizeof(int)));
+    CK(cudaMalloc(&errors, 4));
+    CK(cudaMemset(errors, 0, 4));
+    CK(cudaMalloc(&bar, sizeof(DevBarrier)));
+    init_dev_barrier<<<1, 1>>>(bar, blocks);
+    if (coop_groups) {
+        void* args[] = {&slots, &rounds, &errors};
+        TIMED(ms, CK(cudaLaunchCooperativeKernel((void*)k_grid_sync, dim3(blocks), dim3(128), args, 0, 0)));
+    } else {
+        void* args[] = {&bar, &slots, &rounds, &errors};
+        TIMED(ms, CK(cudaLaunchCooperativeKernel((void*)k_grid_cuda_barrier, dim3(blocks), dim3(128), args, 0, 0)));
+    }
+    unsigned e;
+    CK(cudaMemcpy(&e, errors, 4, cudaMemcpyDeviceToHost));
+    cudaFree(slots);
+    cudaFree(errors);
+    cudaFree(bar);
+    if (e) FAIL("%u stale neighbour reads", e);
+    *units = rounds;
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+static std::vector<std::string> g_names;
+
+static void build_names() {
+    if (!g_names.empty()) return;
+    for (const char* op : {"fetch_add", "cas_loop", "exchange"})
+        for (const char* pl : {"contended", "distinct"})
+            for (const char* sc : {"cta", "gpu"})
+                for (const char* o : {"relaxed", "acq_rel"})
+                    for (const char* t : {"u32", "u64"})
+                        g_names.push_back(std::string("atomic/") + op + "/" + pl + "/" + sc + "/" + o + "/" + t);
+    g_names.push_back("atomic/float_add/contended/gpu/relaxed/f32");
+    g_names.push_back("atomic/float_add/distinct/gpu/relaxed/f32");
+    g_names.push_back("mp/pingpong/blocks");
+    g_names.push_back("mp/pingpong/host");
+    for (const char* f : {"sc", "acq_rel"})
+        for (const char* s : {"cta", "gpu", "sys"}) g_names.push_back(std::string("fence/") + f + "/" + s);
+    for (const char* k : {"mutex", "semaphore4", "semaphore32"})
+        for (const char* s : {"1x32", "132x32", "132x256"}) g_names.push_back(std::string(k) + "/" + s);
+    g_names.push_back("latch/132x128");
+    for (const char* b : {"syncthreads", "cuda_barrier", "split_arrive_wait"})
+        g_names.push_back(std::string("block_barrier/") + b);
+    for (const char* b : {"grid_sync", "cuda_barrier"})
+        for (const char* n : {"132", "264"}) g_names.push_back(std::string("grid_barrier/") + b + "/" + n);
+}
+
+extern "C" int ref_case_count() {
+    build_names();
+    return (int)g_names.size();
+}
+
+extern "C" const char* ref_case_name(int i) {
+    build_names();
+    return i >= 0 && i < (int)g_names.size() ? g_names[i].c_str() : nullptr;
+}
+
+extern "C" int ref_run(const char* cname, float* ms, double* units, char* err, int errlen) {
+    g_err = err;
+    g_errlen = errlen;
+    err[0] = 0;
+    std::string name(cname);
+    auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
+    int rc = 2;
+    if (starts("atomic/")) rc = run_atomic(name, ms, units);
+    else if (starts("mp/")) rc = run_mp(name, ms, units);
+    else if (starts("fence/")) rc = run_fence(name, ms, units);
+    else if (starts("mutex/") || starts("semaphore")) rc = run_lock(name, ms, units);
+    else if (starts("latch/")) rc = run_latch(name, ms, units);
+    else if (starts("block_barrier/")) rc = run_block_barrier(name, ms, units);
+    else if (starts("grid_barrier/")) rc = run_grid_barrier(name, ms, units);
+    if (rc == 2) snprintf(err, errlen, "unknown case %s", cname);
+    return rc;
+}

@@ -1,0 +1,517 @@
+//! Benchmark kernels: the Rust side of `cargo xtask bench-gpu`. Every kernel has the name,
+//! shape and work of its CUDA C++ counterpart in bench/cpp/reference.cu, so the two can be timed
+//! against each other and their SASS compared.
+#![no_std]
+#![feature(abi_ptx, stdarch_nvptx)]
+#![allow(non_snake_case, clippy::missing_safety_doc)]
+
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
+use ptx_sync::{fence, Atomic, Cta, Gpu, Ordering, Ordering::*, Scope, ScopeKind, Sys};
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    unsafe { core::arch::nvptx::trap() }
+}
+
+#[inline(always)]
+fn global_id() -> usize {
+    unsafe { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize }
+}
+
+/// "contended": the block's own word at cta scope, one word for the grid at gpu scope;
+/// "distinct": one word per thread.
+#[inline(always)]
+unsafe fn word<T, S: Scope>(words: *mut T, contended: bool) -> *mut T {
+    match (contended, S::KIND) {
+        (true, ScopeKind::Cta) => words.add(_block_idx_x() as usize * 32),
+        (true, _) => words,
+        (false, _) => words.add(global_id()),
+    }
+}
+
+macro_rules! op {
+    (FetchAdd, $a:ident, $tid:ident, $i:ident, $t:ty, $o:ident) => {
+        $a.fetch_add(1, $o)
+    };
+    (CasLoop, $a:ident, $tid:ident, $i:ident, $t:ty, $o:ident) => {
+        match $a.fetch_update($o, Relaxed, |v| Some(v.wrapping_add(1))) {
+            Ok(v) | Err(v) => v,
+        }
+    };
+    (Exchange, $a:ident, $tid:ident, $i:ident, $t:ty, $o:ident) => {
+        $a.swap(($tid as $t).wrapping_add($i as $t), $o)
+    };
+}
+
+macro_rules! atomic_kernel {
+    ($name:ident, $t:ty, $S:ident, $op:ident, $contended:expr, $o:ident) => {
+        #[no_mangle]
+        #[allow(unused_variables)] // `i` is used by Exchange only
+        pub unsafe extern "ptx-kernel" fn $name(words: *mut $t, out: *mut $t, iters: i32) {
+            let tid = global_id();
+            let a = Atomic::<$t, $S>::from_ptr(word::<$t, $S>(words, $contended));
+            let mut sum: $t = 0;
+            for i in 0..iters {
+                sum = sum.wrapping_add(op!($op, a, tid, i, $t, $o));
+            }
+            *out.add(tid) = sum;
+        }
+    };
+}
+
+atomic_kernel!(
+    atomic__fetch_add__contended__cta__relaxed__u32,
+    u32,
+    Cta,
+    FetchAdd,
+    true,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__fetch_add__contended__cta__relaxed__u64,
+    u64,
+    Cta,
+    FetchAdd,
+    true,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__fetch_add__contended__cta__acq_rel__u32,
+    u32,
+    Cta,
+    FetchAdd,
+    true,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__fetch_add__contended__cta__acq_rel__u64,
+    u64,
+    Cta,
+    FetchAdd,
+    true,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__fetch_add__contended__gpu__relaxed__u32,
+    u32,
+    Gpu,
+    FetchAdd,
+    true,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__fetch_add__contended__gpu__relaxed__u64,
+    u64,
+    Gpu,
+    FetchAdd,
+    true,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__fetch_add__contended__gpu__acq_rel__u32,
+    u32,
+    Gpu,
+    FetchAdd,
+    true,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__fetch_add__contended__gpu__acq_rel__u64,
+    u64,
+    Gpu,
+    FetchAdd,
+    true,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__fetch_add__distinct__cta__relaxed__u32,
+    u32,
+    Cta,
+    FetchAdd,
+    false,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__fetch_add__distinct__cta__relaxed__u64,
+    u64,
+    Cta,
+    FetchAdd,
+    false,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__fetch_add__distinct__cta__acq_rel__u32,
+    u32,
+    Cta,
+    FetchAdd,
+    false,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__fetch_add__distinct__cta__acq_rel__u64,
+    u64,
+    Cta,
+    FetchAdd,
+    false,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__fetch_add__distinct__gpu__relaxed__u32,
+    u32,
+    Gpu,
+    FetchAdd,
+    false,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__fetch_add__distinct__gpu__relaxed__u64,
+    u64,
+    Gpu,
+    FetchAdd,
+    false,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__fetch_add__distinct__gpu__acq_rel__u32,
+    u32,
+    Gpu,
+    FetchAdd,
+    false,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__fetch_add__distinct__gpu__acq_rel__u64,
+    u64,
+    Gpu,
+    FetchAdd,
+    false,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__cas_loop__contended__cta__relaxed__u32,
+    u32,
+    Cta,
+    CasLoop,
+    true,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__cas_loop__contended__cta__relaxed__u64,
+    u64,
+    Cta,
+    CasLoop,
+    true,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__cas_loop__contended__cta__acq_rel__u32,
+    u32,
+    Cta,
+    CasLoop,
+    true,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__cas_loop__contended__cta__acq_rel__u64,
+    u64,
+    Cta,
+    CasLoop,
+    true,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__cas_loop__contended__gpu__relaxed__u32,
+    u32,
+    Gpu,
+    CasLoop,
+    true,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__cas_loop__contended__gpu__relaxed__u64,
+    u64,
+    Gpu,
+    CasLoop,
+    true,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__cas_loop__contended__gpu__acq_rel__u32,
+    u32,
+    Gpu,
+    CasLoop,
+    true,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__cas_loop__contended__gpu__acq_rel__u64,
+    u64,
+    Gpu,
+    CasLoop,
+    true,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__cas_loop__distinct__cta__relaxed__u32,
+    u32,
+    Cta,
+    CasLoop,
+    false,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__cas_loop__distinct__cta__relaxed__u64,
+    u64,
+    Cta,
+    CasLoop,
+    false,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__cas_loop__distinct__cta__acq_rel__u32,
+    u32,
+    Cta,
+    CasLoop,
+    false,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__cas_loop__distinct__cta__acq_rel__u64,
+    u64,
+    Cta,
+    CasLoop,
+    false,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__cas_loop__distinct__gpu__relaxed__u32,
+    u32,
+    Gpu,
+    CasLoop,
+    false,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__cas_loop__distinct__gpu__relaxed__u64,
+    u64,
+    Gpu,
+    CasLoop,
+    false,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__cas_loop__distinct__gpu__acq_rel__u32,
+    u32,
+    Gpu,
+    CasLoop,
+    false,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__cas_loop__distinct__gpu__acq_rel__u64,
+    u64,
+    Gpu,
+    CasLoop,
+    false,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__exchange__contended__cta__relaxed__u32,
+    u32,
+    Cta,
+    Exchange,
+    true,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__exchange__contended__cta__relaxed__u64,
+    u64,
+    Cta,
+    Exchange,
+    true,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__exchange__contended__cta__acq_rel__u32,
+    u32,
+    Cta,
+    Exchange,
+    true,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__exchange__contended__cta__acq_rel__u64,
+    u64,
+    Cta,
+    Exchange,
+    true,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__exchange__contended__gpu__relaxed__u32,
+    u32,
+    Gpu,
+    Exchange,
+    true,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__exchange__contended__gpu__relaxed__u64,
+    u64,
+    Gpu,
+    Exchange,
+    true,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__exchange__contended__gpu__acq_rel__u32,
+    u32,
+    Gpu,
+    Exchange,
+    true,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__exchange__contended__gpu__acq_rel__u64,
+    u64,
+    Gpu,
+    Exchange,
+    true,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__exchange__distinct__cta__relaxed__u32,
+    u32,
+    Cta,
+    Exchange,
+    false,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__exchange__distinct__cta__relaxed__u64,
+    u64,
+    Cta,
+    Exchange,
+    false,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__exchange__distinct__cta__acq_rel__u32,
+    u32,
+    Cta,
+    Exchange,
+    false,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__exchange__distinct__cta__acq_rel__u64,
+    u64,
+    Cta,
+    Exchange,
+    false,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__exchange__distinct__gpu__relaxed__u32,
+    u32,
+    Gpu,
+    Exchange,
+    false,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__exchange__distinct__gpu__relaxed__u64,
+    u64,
+    Gpu,
+    Exchange,
+    false,
+    Relaxed
+);
+atomic_kernel!(
+    atomic__exchange__distinct__gpu__acq_rel__u32,
+    u32,
+    Gpu,
+    Exchange,
+    false,
+    AcqRel
+);
+atomic_kernel!(
+    atomic__exchange__distinct__gpu__acq_rel__u64,
+    u64,
+    Gpu,
+    Exchange,
+    false,
+    AcqRel
+);
+
+macro_rules! float_kernel {
+    ($name:ident, $contended:expr) => {
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(words: *mut f32, out: *mut f32, iters: i32) {
+            let a = Atomic::<f32, Gpu>::from_ptr(if $contended {
+                words
+            } else {
+                words.add(global_id())
+            });
+            let mut sum = 0.0f32;
+            for _ in 0..iters {
+                sum += a.fetch_add(1.0, Relaxed);
+            }
+            *out.add(global_id()) = sum;
+        }
+    };
+}
+float_kernel!(atomic__float_add__contended__gpu__relaxed__f32, true);
+float_kernel!(atomic__float_add__distinct__gpu__relaxed__f32, false);
+
+/// Release-store / acquire-load ping-pong between block 0 and block 1 (one thread each).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn mp__pingpong__blocks(flags: *mut u32, rounds: i32) {
+    let ping = Atomic::<u32, Gpu>::from_ptr(flags);
+    let pong = Atomic::<u32, Gpu>::from_ptr(flags.add(32));
+    for r in 1..=rounds as u32 {
+        if _block_idx_x() == 0 {
+            ping.store(r, Release);
+            while pong.load(Acquire) != r {}
+        } else {
+            while ping.load(Acquire) != r {}
+            pong.store(r, Release);
+        }
+    }
+}
+
+/// The GPU half of a host <-> GPU ping-pong at system scope on mapped host memory.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn mp__pingpong__host(flags: *mut u32, rounds: i32) {
+    let to_host = Atomic::<u32, Sys>::from_ptr(flags);
+    let to_gpu = Atomic::<u32, Sys>::from_ptr(flags.add(32));
+    for r in 1..=rounds as u32 {
+        to_host.store(r, Release);
+        while to_gpu.load(Acquire) != r {}
+    }
+}
+
+#[inline(always)]
+unsafe fn fence_body<S: Scope>(x: *mut i32, iters: i32, order: Ordering) {
+    let a = Atomic::<i32, S>::from_ptr(x.add(global_id()));
+    for i in 0..iters {
+        a.store(i, Relaxed);
+        fence::<S>(order);
+    }
+}
+
+macro_rules! fence_kernel {
+    ($name:ident, $S:ident, $o:ident) => {
+        /// A relaxed store then a fence, in a loop.
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(x: *mut i32, iters: i32) {
+            fence_body::<$S>(x, iters, $o);
+        }
+    };
+}
+fence_kernel!(fence__sc__cta, Cta, SeqCst);
+fence_kernel!(fence__sc__gpu, Gpu, SeqCst);
+fence_kernel!(fence__sc__sys, Sys, SeqCst);
+fence_kernel!(fence__acq_rel__cta, Cta, AcqRel);
+fence_kernel!(fence__acq_rel__gpu, Gpu, AcqRel);
+fence_kernel!(fence__acq_rel__sys, Sys, AcqRel);

@@ -1,0 +1,187 @@
+//! `bench-gpu`: every benchmark case, Rust (bench/kernels) and CUDA C++ (bench/cpp, loaded as a
+//! shared library), launches alternating on one stream, medians of CUDA-event times.
+//!
+//! `bench-gpu --ptx-dir DIR [--reference libreference.so] [--reps N] [--filter S]
+//!            [--json F] [--markdown F] [--sass-rust F --sass-cpp F] [--meta KEY=VALUE]...`
+//! Exit: 0 every case ran and checked out, 1 a failure, 2 no CUDA driver.
+
+mod reference;
+mod report;
+mod rust_cases;
+mod sass;
+
+use report::{Row, Side};
+use std::path::PathBuf;
+use std::process::exit;
+
+struct Args {
+    ptx_dir: PathBuf,
+    reference: Option<PathBuf>,
+    reps: usize,
+    filter: Option<String>,
+    json: Option<PathBuf>,
+    markdown: Option<PathBuf>,
+    sass: Option<(PathBuf, PathBuf)>,
+    meta: Vec<(String, String)>,
+}
+
+fn parse() -> Result<Args, String> {
+    let mut a = Args {
+        ptx_dir: PathBuf::new(),
+        reference: None,
+        reps: 15,
+        filter: None,
+        json: None,
+        markdown: None,
+        sass: None,
+        meta: vec![],
+    };
+    let mut sass_rust = None;
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut v = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--ptx-dir" => a.ptx_dir = v()?.into(),
+            "--reference" => a.reference = Some(v()?.into()),
+            "--reps" => a.reps = v()?.parse().map_err(|_| "--reps needs a number")?,
+            "--filter" => a.filter = Some(v()?),
+            "--json" => a.json = Some(v()?.into()),
+            "--markdown" => a.markdown = Some(v()?.into()),
+            "--sass-rust" => sass_rust = Some(PathBuf::from(v()?)),
+            "--sass-cpp" => {
+                a.sass = Some((sass_rust.clone().ok_or("--sass-rust first")?, v()?.into()))
+            }
+            "--meta" => {
+                let kv = v()?;
+                let (k, val) = kv.split_once('=').ok_or("--meta KEY=VALUE")?;
+                a.meta.push((k.into(), val.into()));
+            }
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    if a.reps < 10 {
+        return Err("--reps must be at least 10".into());
+    }
+    Ok(a)
+}
+
+fn main() {
+    let args = parse().unwrap_or_else(|e| {
+        eprintln!("bench-gpu: {e}");
+        exit(1)
+    });
+    let gpu = match ptx_sync_host::Gpu::open(0) {
+        Ok(g) => g,
+        Err(e @ ptx_sync_host::Error::NoDriver(_)) => {
+            println!("no CUDA driver found: {e}");
+            exit(2)
+        }
+        Err(e) => {
+            eprintln!("bench-gpu: {e}");
+            exit(1)
+        }
+    };
+    let module = gpu
+        .load_ptx(&args.ptx_dir.join("ptx_sync_bench_kernels.ptx"))
+        .unwrap_or_else(|e| {
+            eprintln!("bench-gpu: {e}");
+            exit(1)
+        });
+    let reference = match &args.reference {
+        Some(p) if p.is_file() => Some(reference::Reference::load(p).unwrap_or_else(|e| {
+            eprintln!("bench-gpu: {e}");
+            exit(1)
+        })),
+        _ => {
+            println!("C++ reference not measured (no library: nvcc missing?); Rust side only");
+            None
+        }
+    };
+    let rust_names = rust_cases::names();
+    let mut cases = reference
+        .as_ref()
+        .map(|r| r.cases())
+        .unwrap_or_else(|| rust_names.clone());
+    cases.retain(|c| args.filter.as_deref().is_none_or(|f| c.contains(f)));
+
+    println!(
+        "device: {} ({} SMs); {} timed launches per side per case",
+        gpu.name(),
+        gpu.sm_count(),
+        args.reps
+    );
+    println!("{}", report::header());
+    let mut rows = Vec::new();
+    let mut failed = 0;
+    for case in &cases {
+        let has_rust = rust_names.contains(case);
+        let mut rust = has_rust.then(Side::default);
+        let mut cpp = reference.as_ref().map(|_| Side::default());
+        for rep in 0..args.reps + 2 {
+            let warm = rep < 2;
+            if let Some(side) = rust.as_mut().filter(|s| s.error.is_none()) {
+                record(side, rust_cases::run(&gpu, &module, case), warm);
+            }
+            if let (Some(side), Some(r)) = (cpp.as_mut().filter(|s| s.error.is_none()), &reference)
+            {
+                record(side, r.run(case), warm);
+            }
+        }
+        let row = Row {
+            case: case.clone(),
+            unit: report::unit(case),
+            rust,
+            cpp,
+            target: report::target(case),
+        };
+        failed += [&row.rust, &row.cpp]
+            .iter()
+            .filter(|s| s.as_ref().is_some_and(|s| s.error.is_some()))
+            .count();
+        println!("{}", report::line(&row));
+        rows.push(row);
+    }
+
+    let sass = match &args.sass {
+        Some((r, c)) => match (std::fs::read_to_string(r), std::fs::read_to_string(c)) {
+            (Ok(r), Ok(c)) => sass::compare(&r, &c),
+            _ => "SASS listings missing: not compared.\n".into(),
+        },
+        None => String::new(),
+    };
+    if !sass.is_empty() {
+        println!("\n{}", sass.lines().next().unwrap_or(""));
+        for l in sass.lines().filter(|l| l.contains("**no**")) {
+            println!("{l}");
+        }
+    }
+    let mut meta: Vec<(&str, String)> =
+        vec![("device", format!("{} ({} SMs)", gpu.name(), gpu.sm_count()))];
+    meta.extend(args.meta.iter().map(|(k, v)| (k.as_str(), v.clone())));
+    meta.push(("timed launches per side per case", args.reps.to_string()));
+    if reference.is_none() {
+        meta.push(("C++ reference", "not measured (nvcc not found)".into()));
+    }
+    if let Some(p) = &args.json {
+        std::fs::write(p, report::json(&meta, &rows))
+            .unwrap_or_else(|e| eprintln!("{}: {e}", p.display()));
+    }
+    if let Some(p) = &args.markdown {
+        std::fs::write(p, report::markdown(&meta, &rows, &sass))
+            .unwrap_or_else(|e| eprintln!("{}: {e}", p.display()));
+    }
+    println!("{} cases, {failed} failed", rows.len());
+    exit(if failed == 0 { 0 } else { 1 });
+}
+
+fn record(side: &mut Side, sample: reference::Sample, warm: bool) {
+    match sample {
+        Ok((ms, units)) => {
+            side.units = units;
+            if !warm {
+                side.ms.push(ms);
+            }
+        }
+        Err(e) => side.error = Some(e),
+    }
+}

@@ -1,0 +1,98 @@
+//! `cargo xtask bench-gpu`: stages the benchmark runner, the Rust benchmark PTX and the CUDA C++
+//! references (as source: nvcc builds them on the GPU machine), and runs them.
+
+use crate::stage::{build_bin, io, strip};
+use crate::{build_all, workspace_root, Arch};
+use std::fs;
+use std::path::Path;
+
+const RUN_SH: &str = r#"#!/usr/bin/env bash
+# Runs the ptx-sync benchmarks from this folder: builds the CUDA C++ references with nvcc when
+# there is one (else the Rust side runs alone and the table says so), dumps both sides' SASS,
+# then runs bench-gpu. Results: $BENCH_OUT/BENCHMARKS.md and bench.json (default: this folder).
+cd "$(dirname "$0")" || exit 2
+out=${BENCH_OUT:-.}
+arch=$(cat ARCH)
+nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+cuda_bin=$(dirname "$nvcc")
+args=(--ptx-dir ./ptx --json "$out/bench.json" --markdown "$out/BENCHMARKS.md" --meta "date=$(date -u +%F)")
+if command -v nvidia-smi >/dev/null; then
+    args+=(--meta "driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)")
+fi
+if [ -x "$nvcc" ]; then
+    echo "building the C++ references: $nvcc -O3 -arch=$arch -std=c++17 -shared"
+    if "$nvcc" -O3 -arch="$arch" -std=c++17 -shared -Xcompiler -fPIC -o libreference.so cpp/reference.cu; then
+        args+=(--reference ./libreference.so --meta "C++=$("$nvcc" --version | tail -1 | sed 's/^Build //'), nvcc -O3 -arch=$arch, libcu++ and cooperative_groups")
+        if [ -x "$cuda_bin/cuobjdump" ] && "$cuda_bin/ptxas" -arch="$arch" -o rust.cubin ptx/ptx_sync_bench_kernels.ptx; then
+            "$cuda_bin/cuobjdump" -sass rust.cubin >rust.sass && "$cuda_bin/cuobjdump" -sass libreference.so >cpp.sass &&
+                args+=(--sass-rust rust.sass --sass-cpp cpp.sass)
+        fi
+    else
+        echo "nvcc failed: the C++ reference will not be measured"
+    fi
+else
+    echo "nvcc not found: the C++ reference will not be measured"
+fi
+args+=(--meta "Rust=rustc 1.95.0 nvptx64-nvidia-cuda, -C target-cpu=$arch, PTX ISA 8.4, loaded with cudarc")
+exec ./bench-gpu "${args[@]}" "$@"
+"#;
+
+const MARK: &str = "ptx-sync benchmarks, staged by `cargo xtask stage-bench`";
+
+/// Puts `bench-gpu`, every kernel crate's PTX, bench/cpp and run.sh into `dir`.
+pub fn stage_bench(dir: &Path, arch: Arch) -> Result<(), String> {
+    if dir.exists() {
+        let ours = fs::read_to_string(dir.join("README.txt")).is_ok_and(|t| t.starts_with(MARK));
+        let empty = io(dir, fs::read_dir(dir))?.next().is_none();
+        if !ours && !empty {
+            return Err(format!(
+                "{} is neither empty nor an earlier bench stage",
+                dir.display()
+            ));
+        }
+    }
+    let runner = build_bin("ptx-sync-bench", "bench-gpu")?;
+    let ptx = build_all(arch)?;
+    for sub in ["ptx", "cpp"] {
+        let d = dir.join(sub);
+        if d.exists() {
+            io(&d, fs::remove_dir_all(&d))?;
+        }
+        io(&d, fs::create_dir_all(&d))?;
+    }
+    for p in &ptx {
+        io(
+            p,
+            fs::copy(p, dir.join("ptx").join(p.file_name().unwrap_or_default())),
+        )?;
+    }
+    let cpp = workspace_root().join("bench/cpp");
+    for entry in io(&cpp, fs::read_dir(&cpp))? {
+        let p = io(&cpp, entry)?.path();
+        io(
+            &p,
+            fs::copy(&p, dir.join("cpp").join(p.file_name().unwrap_or_default())),
+        )?;
+    }
+    let bin = dir.join("bench-gpu");
+    let _ = fs::remove_file(&bin);
+    io(&runner, fs::copy(&runner, &bin))?;
+    strip(&bin);
+    io(dir, fs::write(dir.join("ARCH"), arch.to_string()))?;
+    let run = dir.join("run.sh");
+    io(&run, fs::write(&run, RUN_SH))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        io(
+            &run,
+            fs::set_permissions(&run, fs::Permissions::from_mode(0o755)),
+        )?;
+    }
+    let readme = format!(
+        "{MARK} for {arch}.\n\n./run.sh [--filter SUBSTR] [--reps N] on a machine with an NVIDIA driver; with\n\
+         nvcc there (CUDA toolkit) the C++ references are built and measured side by side.\n\
+         Writes BENCHMARKS.md and bench.json ($BENCH_OUT, default here).\n"
+    );
+    io(dir, fs::write(dir.join("README.txt"), readme))
+}
