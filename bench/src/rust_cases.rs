@@ -35,7 +35,35 @@ pub fn names() -> Vec<String> {
             v.push(format!("fence/{f}/{s}"));
         }
     }
+    for shape in ["1x32", "132x32", "132x256"] {
+        v.push(format!("mutex/{shape}"));
+    }
     v
+}
+
+/// `Mutex<u32, Gpu>` around `counter += 1`; the shapes of reference.cu's `shape()`.
+fn mutex(gpu: &Gpu, m: &Module, shape: &str) -> Sample {
+    let (blocks, threads, iters): (u32, u32, i32) = match shape {
+        "1x32" => (1, 32, 64),
+        "132x32" => (132, 32, 16),
+        "132x256" => (132, 256, 4),
+        _ => return Err(format!("unknown shape {shape}")),
+    };
+    let k = m.kernel("mutex__counter").map_err(|e| e.to_string())?;
+    // Mutex<u32, Gpu>: lock-word line, handoff line, then the counter (all zero: unlocked, 0).
+    let lock: CudaSlice<u32> = gpu.zeros(65).map_err(|e| e.to_string())?;
+    let mut b = gpu.stream().launch_builder(k.function());
+    b.arg(&lock).arg(&iters);
+    let ms = timed(gpu, b, cfg(blocks, threads))?;
+    let h = gpu.download(&lock).map_err(|e| e.to_string())?;
+    let total = blocks * threads * iters as u32;
+    if h[64] != total || h[0] != 0 {
+        return Err(format!(
+            "wrong result: counter {} (expected {total}), lock word {}",
+            h[64], h[0]
+        ));
+    }
+    Ok((ms, total as f64))
 }
 
 /// Launches with events recorded around the kernel; returns milliseconds.
@@ -195,6 +223,7 @@ pub fn run(gpu: &Gpu, m: &Module, case: &str) -> Sample {
         ["mp", "pingpong", "blocks"] => pingpong_blocks(gpu, m),
         ["mp", "pingpong", "host"] => pingpong_host(gpu, m),
         ["fence", ..] => fence(gpu, m, &kname),
+        ["mutex", shape] => mutex(gpu, m, shape),
         _ => Err(format!("no Rust side for {case}")),
     }
 }

@@ -10,6 +10,8 @@
 //! - [`fence()`], [`compiler_fence`]: `fence.acq_rel` / `fence.sc` per scope.
 //! - [`volatile`]: `ld/st.volatile` and `ld/st.mmio.relaxed.sys`.
 //! - `block::sync()` (GPU only): a convergence-safe block barrier (`barrier.sync 0`).
+//! - [`Mutex`] (and [`SpinLock`]): a warp-aggregated lock with an RAII guard, waiting with a
+//!   [`Backoff`] policy ([`NanoSleep`] by default, [`Spin`]).
 //!
 //! The crate is `no_std`, depends on `core` only, and has two backends with one API: PTX
 //! `asm!` when compiled for `nvptx64-nvidia-cuda`, and `core::sync::atomic` on any other
@@ -42,9 +44,12 @@ pub mod atomic;
 #[cfg(target_arch = "nvptx64")]
 pub mod block;
 pub mod fence;
+pub mod mutex;
 mod order;
 pub mod scope;
 pub mod volatile;
+pub mod wait;
+pub mod warp;
 
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 pub use atomic::AtomicU128;
@@ -53,6 +58,8 @@ pub use atomic::{
 };
 pub use core::sync::atomic::Ordering;
 pub use fence::{compiler_fence, fence};
+pub use mutex::{Mutex, MutexGuard, SpinLock};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub use scope::Cluster;
 pub use scope::{Cta, Gpu, Scope, ScopeKind, Sys};
+pub use wait::{Backoff, NanoSleep, Spin};

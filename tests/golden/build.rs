@@ -38,6 +38,25 @@ fn main() {
             Kind::VolatileRead => format!("let _ = v; *out = volatile::{}(p);", op.name),
             Kind::VolatileWrite => format!("let _ = out; volatile::{}(p, *v);", op.name),
             Kind::BlockSync => "let _ = (p, v, out); ptx_sync::block::sync();".to_string(),
+            Kind::MutexLock => {
+                format!("let _ = (v, out); drop(Mutex::<u32, {scope}>::from_ptr(p.cast()).lock());")
+            }
+            Kind::MutexTryLock => {
+                format!(
+                    "let _ = (v, out); drop(Mutex::<u32, {scope}>::from_ptr(p.cast()).try_lock());"
+                )
+            }
+            Kind::Wait => match op.name {
+                "sleep_ns" => "let _ = (p, out); ptx_sync::wait::sleep_ns(*v);".to_string(),
+                "global_timer_ns" => {
+                    "let _ = (p, v); *out = ptx_sync::wait::global_timer_ns() as u32;".to_string()
+                }
+                "lane" => "let _ = (p, v); *out = ptx_sync::warp::lane();".to_string(),
+                "active_mask" => {
+                    "let _ = (p, v); *out = ptx_sync::warp::active_mask();".to_string()
+                }
+                _ => "let _ = (p, out); ptx_sync::warp::sync(*v);".to_string(),
+            },
         };
         let t = if ty == "none" { "u32" } else { ty };
         writeln!(

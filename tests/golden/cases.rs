@@ -16,6 +16,10 @@ pub enum Kind {
     VolatileRead,
     VolatileWrite,
     BlockSync,
+    MutexLock,
+    MutexTryLock,
+    /// Waiting and warp helpers: no scope, no order.
+    Wait,
 }
 
 pub struct Op {
@@ -62,6 +66,13 @@ pub const OPS: &[Op] = &[
     Op { name: "read_mmio", kind: Kind::VolatileRead, types: ALL },
     Op { name: "write_mmio", kind: Kind::VolatileWrite, types: ALL },
     Op { name: "block_sync", kind: Kind::BlockSync, types: NONE },
+    Op { name: "mutex_lock", kind: Kind::MutexLock, types: U32 },
+    Op { name: "mutex_try_lock", kind: Kind::MutexTryLock, types: U32 },
+    Op { name: "sleep_ns", kind: Kind::Wait, types: NONE },
+    Op { name: "global_timer_ns", kind: Kind::Wait, types: NONE },
+    Op { name: "lane", kind: Kind::Wait, types: NONE },
+    Op { name: "active_mask", kind: Kind::Wait, types: NONE },
+    Op { name: "warp_sync", kind: Kind::Wait, types: NONE },
 ];
 
 /// The orders each kind accepts (the others panic, as in `core::sync::atomic`).
@@ -72,6 +83,7 @@ pub fn orders(kind: Kind) -> &'static [&'static str] {
         Kind::Rmw | Kind::Cas => &["Relaxed", "Acquire", "Release", "AcqRel", "SeqCst"],
         Kind::Fence | Kind::CompilerFence => &["Acquire", "Release", "AcqRel", "SeqCst"],
         Kind::VolatileRead | Kind::VolatileWrite | Kind::BlockSync => &["none"],
+        Kind::MutexLock | Kind::MutexTryLock | Kind::Wait => &["none"],
     }
 }
 
@@ -88,7 +100,11 @@ pub fn cases() -> Vec<(String, &'static Op, String, &'static str, &'static str)>
     let mut out = Vec::new();
     for op in OPS {
         let scopes: &[&str] = match op.kind {
-            Kind::CompilerFence | Kind::VolatileRead | Kind::VolatileWrite | Kind::BlockSync => &["none"],
+            Kind::CompilerFence
+            | Kind::VolatileRead
+            | Kind::VolatileWrite
+            | Kind::BlockSync
+            | Kind::Wait => &["none"],
             _ => &SCOPES,
         };
         for &ty in op.types {

@@ -6,7 +6,7 @@
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
-use ptx_sync::{fence, Atomic, Cta, Gpu, Ordering, Ordering::*, Scope, ScopeKind, Sys};
+use ptx_sync::{fence, Atomic, Cta, Gpu, Mutex, Ordering, Ordering::*, Scope, ScopeKind, Sys};
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
@@ -515,3 +515,12 @@ fence_kernel!(fence__sc__sys, Sys, SeqCst);
 fence_kernel!(fence__acq_rel__cta, Cta, AcqRel);
 fence_kernel!(fence__acq_rel__gpu, Gpu, AcqRel);
 fence_kernel!(fence__acq_rel__sys, Sys, AcqRel);
+
+/// Every thread takes the lock `iters` times around `counter += 1` (bench case `mutex/*`).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn mutex__counter(m: *mut Mutex<u32, Gpu>, iters: i32) {
+    let m = Mutex::from_ptr(m);
+    for _ in 0..iters {
+        *m.lock() += 1;
+    }
+}

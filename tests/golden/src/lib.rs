@@ -6,7 +6,7 @@
 
 #[cfg(target_feature = "sm_90")]
 use ptx_sync::Cluster;
-use ptx_sync::{compiler_fence, fence, volatile, Atomic, Cta, Gpu, Ordering, Sys};
+use ptx_sync::{compiler_fence, fence, volatile, Atomic, Cta, Gpu, Mutex, Ordering, Sys};
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

@@ -7,6 +7,7 @@ mod atomics;
 mod convergence;
 mod harness;
 mod message;
+mod mutex;
 mod readme;
 
 #[panic_handler]

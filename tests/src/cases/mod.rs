@@ -4,6 +4,7 @@ pub mod atomics;
 pub mod convergence;
 pub mod harness;
 pub mod message;
+pub mod mutex;
 pub mod readme;
 
 use crate::GpuTest;
@@ -14,6 +15,7 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(atomics::tests());
     all.extend(message::tests());
     all.extend(convergence::tests());
+    all.extend(mutex::tests());
     all.extend(readme::tests());
     all
 }

@@ -1,0 +1,126 @@
+//! How a waiting thread spends the time between polls: one policy, used by every primitive
+//! as a type parameter (like spin-rs's `RelaxStrategy`), so contention can be tuned without
+//! forking a lock.
+
+/// A backoff policy: `pause` is called after each failed poll.
+pub trait Backoff: Default {
+    /// Waits a little; may wait longer each call.
+    fn pause(&mut self);
+    /// Nanoseconds this policy has waited so far (for timed operations). On the GPU the
+    /// primitives measure time with `%globaltimer` instead; on the host (where `core` has no
+    /// clock) this nominal sum is the clock.
+    fn waited_ns(&self) -> u64;
+}
+
+/// Poll again at once (a `nanosleep 0`-free busy loop). For very short waits.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct Spin {
+    polls: u64,
+}
+
+impl Backoff for Spin {
+    #[inline(always)]
+    fn pause(&mut self) {
+        self.polls += 1;
+        core::hint::spin_loop();
+    }
+
+    #[inline(always)]
+    fn waited_ns(&self) -> u64 {
+        self.polls
+    }
+}
+
+/// Sleep between polls, doubling from `MIN` to `MAX` nanoseconds (PTX `nanosleep.u32`, sm_70+):
+/// sleeping pollers leave memory bandwidth and issue slots to the thread that holds the lock.
+#[derive(Clone, Copy, Debug)]
+pub struct NanoSleep<const MIN: u32 = 32, const MAX: u32 = 1024> {
+    next: u32,
+    waited: u64,
+}
+
+impl<const MIN: u32, const MAX: u32> Default for NanoSleep<MIN, MAX> {
+    #[inline(always)]
+    fn default() -> Self {
+        NanoSleep {
+            next: MIN,
+            waited: 0,
+        }
+    }
+}
+
+impl<const MIN: u32, const MAX: u32> Backoff for NanoSleep<MIN, MAX> {
+    #[inline(always)]
+    fn pause(&mut self) {
+        sleep_ns(self.next);
+        self.waited += self.next as u64;
+        self.next = if self.next >= MAX / 2 {
+            MAX
+        } else {
+            self.next * 2
+        };
+    }
+
+    #[inline(always)]
+    fn waited_ns(&self) -> u64 {
+        self.waited
+    }
+}
+
+/// Suspends the thread for about `ns` nanoseconds (`nanosleep.u32`; the hardware may wake it
+/// earlier or later, up to about twice as long). On the host: `ns / 8` spin-loop hints.
+#[inline(always)]
+pub fn sleep_ns(ns: u32) {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: nanosleep has no memory effects; not `nomem` so it stays inside the loop.
+    unsafe {
+        core::arch::asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack))
+    };
+    #[cfg(not(target_arch = "nvptx64"))]
+    for _ in 0..ns / 8 + 1 {
+        core::hint::spin_loop();
+    }
+}
+
+/// Nanoseconds from the GPU's global timer (`%globaltimer`), for timed waits.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn global_timer_ns() -> u64 {
+    let t: u64;
+    // SAFETY: reads a special register.
+    unsafe { core::arch::asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nostack)) };
+    t
+}
+
+/// A deadline for timed waits: `%globaltimer` on the GPU, the backoff's nominal sum on the host.
+pub(crate) struct Deadline {
+    #[cfg(target_arch = "nvptx64")]
+    end: u64,
+    #[cfg(not(target_arch = "nvptx64"))]
+    budget: u64,
+}
+
+impl Deadline {
+    #[inline(always)]
+    pub(crate) fn after(ns: u64) -> Deadline {
+        #[cfg(target_arch = "nvptx64")]
+        return Deadline {
+            end: global_timer_ns().saturating_add(ns),
+        };
+        #[cfg(not(target_arch = "nvptx64"))]
+        return Deadline { budget: ns };
+    }
+
+    #[inline(always)]
+    pub(crate) fn passed<B: Backoff>(&self, backoff: &B) -> bool {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let _ = backoff;
+            global_timer_ns() >= self.end
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            backoff.waited_ns() >= self.budget
+        }
+    }
+}
