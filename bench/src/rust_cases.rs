@@ -2,8 +2,8 @@
 //! references in bench/cpp/reference.cu.
 
 use crate::reference::Sample;
-use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{
+use ptx_sync_host::cudarc::driver::sys::CUevent_flags;
+use ptx_sync_host::cudarc::driver::{
     CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use ptx_sync_host::{Gpu, MappedBuffer, Module};

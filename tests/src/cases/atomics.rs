@@ -3,7 +3,7 @@
 //! on the block's own word; `Gpu` and `Sys` contend grid-wide on one word. Results are exact.
 
 use crate::{Ctx, GpuTest};
-use cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits};
+use ptx_sync_host::cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits};
 use std::fmt::Debug;
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! H100; with `ptx_sync::block::sync()` it must finish every round in every block.
 
 use crate::{Ctx, GpuTest};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);

@@ -1,7 +1,7 @@
 //! Tests of the harness itself: launching, mapped memory, cooperative sizing, the watchdog.
 
 use crate::{Ctx, GpuTest};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use ptx_sync_host::{Error, MappedBuffer};
 use std::process::Command;
 use std::time::Duration;

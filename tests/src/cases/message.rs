@@ -3,7 +3,7 @@
 //! the host). Every payload word of every round is checked; nothing lost, nothing stale.
 
 use crate::{Ctx, GpuTest};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use ptx_sync_host::MappedBuffer;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! two holders at once; and timed acquisition that gives up on a lock nobody releases.
 
 use crate::{Ctx, GpuTest};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);

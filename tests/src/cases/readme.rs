@@ -1,7 +1,7 @@
 //! The README's first kernel (tests/kernels/src/readme.rs) computes the right answer.
 
 use crate::{Ctx, GpuTest};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
