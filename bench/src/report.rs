@@ -43,11 +43,10 @@ impl Side {
         })
     }
 
-    fn cell(&self, present: bool) -> String {
-        match (present, &self.error, self.ns_per_unit()) {
-            (false, _, _) => "not measured".into(),
-            (_, Some(_), _) => "FAIL".into(),
-            (_, None, Some(ns)) => format!("{} ({:.0}%)", fmt_ns(ns), self.spread().unwrap()),
+    fn cell(&self) -> String {
+        match (&self.error, self.ns_per_unit()) {
+            (Some(_), _) => "FAIL".into(),
+            (None, Some(ns)) => format!("{} ({:.0}%)", fmt_ns(ns), self.spread().unwrap()),
             _ => "-".into(),
         }
     }
@@ -63,6 +62,22 @@ pub struct Row {
 }
 
 impl Row {
+    /// The Rust, C++ and ratio cells, as the terminal and Markdown tables show them.
+    fn cells(&self) -> [String; 3] {
+        let side = |s: &Option<Side>, absent: &str| {
+            s.as_ref().map(Side::cell).unwrap_or_else(|| absent.into())
+        };
+        let ratio = self
+            .ratio()
+            .map(|x| format!("{x:.2}"))
+            .unwrap_or_else(|| "-".into());
+        [
+            side(&self.rust, "-"),
+            side(&self.cpp, "not measured"),
+            ratio,
+        ]
+    }
+
     /// Rust median / C++ median.
     pub fn ratio(&self) -> Option<f64> {
         Some(self.rust.as_ref()?.median()? / self.cpp.as_ref()?.median()?)
@@ -121,20 +136,7 @@ pub fn target(case: &str) -> Option<f64> {
 
 /// One terminal line.
 pub fn line(r: &Row) -> String {
-    let rust = r
-        .rust
-        .as_ref()
-        .map(|s| s.cell(true))
-        .unwrap_or_else(|| "-".into());
-    let cpp = r
-        .cpp
-        .as_ref()
-        .map(|s| s.cell(true))
-        .unwrap_or_else(|| "not measured".into());
-    let ratio = r
-        .ratio()
-        .map(|x| format!("{x:.2}"))
-        .unwrap_or_else(|| "-".into());
+    let [rust, cpp, ratio] = r.cells();
     format!(
         "{:<46} {:>20} {:>20} {:>6}  {}",
         r.case,
@@ -216,20 +218,7 @@ pub fn markdown(meta: &[(&str, String)], rows: &[Row], sass: &str) -> String {
     );
     o.push_str("| case | unit | Rust | C++ | R/C | target |\n|---|---|---|---|---|---|\n");
     for r in rows {
-        let rust = r
-            .rust
-            .as_ref()
-            .map(|s| s.cell(true))
-            .unwrap_or_else(|| "-".into());
-        let cpp = r
-            .cpp
-            .as_ref()
-            .map(|s| s.cell(true))
-            .unwrap_or_else(|| "not measured".into());
-        let ratio = r
-            .ratio()
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or_else(|| "-".into());
+        let [rust, cpp, ratio] = r.cells();
         writeln!(
             o,
             "| `{}` | {} | {} | {} | {} | {} |",

@@ -1,7 +1,7 @@
 //! `cargo xtask bench-gpu`: stages the benchmark runner, the Rust benchmark PTX and the CUDA C++
 //! references (as source: nvcc builds them on the GPU machine), and runs them.
 
-use crate::stage::{build_bin, io, strip};
+use crate::stage::{build_bin, copy_into, io, strip, write_script};
 use crate::{build_all, workspace_root, Arch};
 use std::fs;
 use std::path::Path;
@@ -53,42 +53,19 @@ pub fn stage_bench(dir: &Path, arch: Arch) -> Result<(), String> {
     }
     let runner = build_bin("ptx-sync-bench", "bench-gpu")?;
     let ptx = build_all(arch)?;
-    for sub in ["ptx", "cpp"] {
-        let d = dir.join(sub);
-        if d.exists() {
-            io(&d, fs::remove_dir_all(&d))?;
-        }
-        io(&d, fs::create_dir_all(&d))?;
+    copy_into(&ptx, &dir.join("ptx"))?;
+    let cpp_dir = workspace_root().join("bench/cpp");
+    let mut cpp = Vec::new();
+    for entry in io(&cpp_dir, fs::read_dir(&cpp_dir))? {
+        cpp.push(io(&cpp_dir, entry)?.path());
     }
-    for p in &ptx {
-        io(
-            p,
-            fs::copy(p, dir.join("ptx").join(p.file_name().unwrap_or_default())),
-        )?;
-    }
-    let cpp = workspace_root().join("bench/cpp");
-    for entry in io(&cpp, fs::read_dir(&cpp))? {
-        let p = io(&cpp, entry)?.path();
-        io(
-            &p,
-            fs::copy(&p, dir.join("cpp").join(p.file_name().unwrap_or_default())),
-        )?;
-    }
+    copy_into(&cpp, &dir.join("cpp"))?;
     let bin = dir.join("bench-gpu");
     let _ = fs::remove_file(&bin);
     io(&runner, fs::copy(&runner, &bin))?;
     strip(&bin);
     io(dir, fs::write(dir.join("ARCH"), arch.to_string()))?;
-    let run = dir.join("run.sh");
-    io(&run, fs::write(&run, RUN_SH))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        io(
-            &run,
-            fs::set_permissions(&run, fs::Permissions::from_mode(0o755)),
-        )?;
-    }
+    write_script(&dir.join("run.sh"), RUN_SH)?;
     let readme = format!(
         "{MARK} for {arch}.\n\n./run.sh [--filter SUBSTR] [--reps N] on a machine with an NVIDIA driver; with\n\
          nvcc there (CUDA toolkit) the C++ references are built and measured side by side.\n\

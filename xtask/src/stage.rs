@@ -30,29 +30,12 @@ pub fn stage(dir: &Path, arch: Arch) -> Result<(), String> {
     let runner = build_bin("ptx-sync-tests", RUNNER)?;
     let ptx = build_all(arch)?;
 
-    let ptx_dir = dir.join("ptx");
-    if ptx_dir.exists() {
-        io(&ptx_dir, fs::remove_dir_all(&ptx_dir))?;
-    }
-    io(&ptx_dir, fs::create_dir_all(&ptx_dir))?;
-    for p in &ptx {
-        let to = ptx_dir.join(p.file_name().unwrap_or_default());
-        io(p, fs::copy(p, &to))?;
-    }
+    copy_into(&ptx, &dir.join("ptx"))?;
     let bin = dir.join(RUNNER);
     let _ = fs::remove_file(&bin);
     io(&runner, fs::copy(&runner, &bin))?;
     strip(&bin);
-    let run = dir.join("run.sh");
-    io(&run, fs::write(&run, RUN_SH))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        io(
-            &run,
-            fs::set_permissions(&run, fs::Permissions::from_mode(0o755)),
-        )?;
-    }
+    write_script(&dir.join("run.sh"), RUN_SH)?;
     let readme = dir.join("README.txt");
     let names: Vec<String> = ptx
         .iter()
@@ -71,6 +54,32 @@ pub fn stage(dir: &Path, arch: Arch) -> Result<(), String> {
         names.join(", ptx/"),
     );
     io(&readme, fs::write(&readme, text))
+}
+
+/// Empties (or creates) `to` and copies `files` into it.
+pub(crate) fn copy_into(files: &[PathBuf], to: &Path) -> Result<(), String> {
+    if to.exists() {
+        io(to, fs::remove_dir_all(to))?;
+    }
+    io(to, fs::create_dir_all(to))?;
+    for f in files {
+        io(f, fs::copy(f, to.join(f.file_name().unwrap_or_default())))?;
+    }
+    Ok(())
+}
+
+/// Writes an executable script.
+pub(crate) fn write_script(path: &Path, text: &str) -> Result<(), String> {
+    io(path, fs::write(path, text))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        io(
+            path,
+            fs::set_permissions(path, fs::Permissions::from_mode(0o755)),
+        )?;
+    }
+    Ok(())
 }
 
 /// Refuses to write into a non-empty folder that is not an earlier stage.

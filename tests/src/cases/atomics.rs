@@ -200,77 +200,53 @@ fn contend<T: Word>(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result
     ))
 }
 
-fn contend_float(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result<String, String> {
+/// Float adds (`fetch_add`, then `red_add`): every partial sum is a multiple of 1/4 below 2^22,
+/// exact in f32 and f64 whatever the order, so the sum must equal the host's exactly.
+fn contend_float<T>(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result<String, String>
+where
+    T: DeviceRepr + ValidAsZeroBits + Copy + Unpin + Into<f64>,
+{
     let kernel = ctx.kernel(&format!("contend_{ty}_{scope}"))?;
     let blocks = grid(ctx);
     let stream = ctx.gpu.stream();
-    let mut checked = 0u64;
+    let groups: Vec<std::ops::Range<u32>> = if per_block {
+        (0..blocks)
+            .map(|b| b * THREADS..(b + 1) * THREADS)
+            .collect()
+    } else {
+        std::iter::once(0..blocks * THREADS).collect()
+    };
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let pb = per_block as u32;
     for use_red in [0u32, 1] {
-        let groups: Vec<std::ops::Range<u32>> = if per_block {
-            (0..blocks)
-                .map(|b| b * THREADS..(b + 1) * THREADS)
-                .collect()
-        } else {
-            std::iter::once(0..blocks * THREADS).collect()
-        };
-        let len = blocks as usize * BLOCK_STRIDE;
-        let (got, want): (Vec<f64>, Vec<f64>) = if ty == "f32" {
-            let words = stream.alloc_zeros::<f32>(len).map_err(|e| e.to_string())?;
-            let cfg = LaunchConfig {
-                grid_dim: (blocks, 1, 1),
-                block_dim: (THREADS, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            let pb = per_block as u32;
-            let mut b = stream.launch_builder(kernel.function());
-            b.arg(&words).arg(&ITERS).arg(&pb).arg(&use_red);
-            unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-            ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-            let out = stream.clone_dtoh(&words).map_err(|e| e.to_string())?;
-            groups
-                .iter()
-                .enumerate()
-                .map(|(g, r)| {
-                    let want: f32 = r.clone().map(|t| float_step(t) * ITERS as f32).sum();
-                    (out[g * BLOCK_STRIDE] as f64, want as f64)
-                })
-                .unzip()
-        } else {
-            let words = stream.alloc_zeros::<f64>(len).map_err(|e| e.to_string())?;
-            let cfg = LaunchConfig {
-                grid_dim: (blocks, 1, 1),
-                block_dim: (THREADS, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            let pb = per_block as u32;
-            let mut b = stream.launch_builder(kernel.function());
-            b.arg(&words).arg(&ITERS).arg(&pb).arg(&use_red);
-            unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-            ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-            let out = stream.clone_dtoh(&words).map_err(|e| e.to_string())?;
-            groups
-                .iter()
-                .enumerate()
-                .map(|(g, r)| {
-                    (
-                        out[g * BLOCK_STRIDE],
-                        r.clone()
-                            .map(|t| float_step(t) as f64 * ITERS as f64)
-                            .sum::<f64>(),
-                    )
-                })
-                .unzip()
-        };
-        for (g, (got, want)) in got.iter().zip(&want).enumerate() {
-            // Every partial sum is a multiple of 1/4 below 2^22: exact, so equality is required.
+        let words = stream
+            .alloc_zeros::<T>(blocks as usize * BLOCK_STRIDE)
+            .map_err(|e| e.to_string())?;
+        let mut b = stream.launch_builder(kernel.function());
+        b.arg(&words).arg(&ITERS).arg(&pb).arg(&use_red);
+        unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
+        ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+        let out = stream.clone_dtoh(&words).map_err(|e| e.to_string())?;
+        for (g, range) in groups.iter().enumerate() {
+            let got: f64 = out[g * BLOCK_STRIDE].into();
+            let want: f64 = range
+                .clone()
+                .map(|t| float_step(t) as f64 * ITERS as f64)
+                .sum();
             if got != want {
                 let how = if use_red == 1 { "red_add" } else { "fetch_add" };
                 return Err(format!("{how} group {g}: sum {got}, host reference {want}"));
             }
         }
-        checked += blocks as u64 * THREADS as u64 * ITERS as u64;
     }
-    Ok(format!("{checked} float adds summed exactly"))
+    Ok(format!(
+        "{} float adds summed exactly",
+        2 * blocks as u64 * THREADS as u64 * ITERS as u64
+    ))
 }
 
 fn tickets(ctx: &Ctx) -> Result<String, String> {
@@ -331,32 +307,32 @@ pub fn tests() -> Vec<GpuTest> {
         GpuTest {
             name: "atomics_f32_cta",
             timeout: TIMEOUT,
-            run: |c| contend_float(c, "f32", "cta", true),
+            run: |c| contend_float::<f32>(c, "f32", "cta", true),
         },
         GpuTest {
             name: "atomics_f32_gpu",
             timeout: TIMEOUT,
-            run: |c| contend_float(c, "f32", "gpu", false),
+            run: |c| contend_float::<f32>(c, "f32", "gpu", false),
         },
         GpuTest {
             name: "atomics_f32_sys",
             timeout: TIMEOUT,
-            run: |c| contend_float(c, "f32", "sys", false),
+            run: |c| contend_float::<f32>(c, "f32", "sys", false),
         },
         GpuTest {
             name: "atomics_f64_cta",
             timeout: TIMEOUT,
-            run: |c| contend_float(c, "f64", "cta", true),
+            run: |c| contend_float::<f64>(c, "f64", "cta", true),
         },
         GpuTest {
             name: "atomics_f64_gpu",
             timeout: TIMEOUT,
-            run: |c| contend_float(c, "f64", "gpu", false),
+            run: |c| contend_float::<f64>(c, "f64", "gpu", false),
         },
         GpuTest {
             name: "atomics_f64_sys",
             timeout: TIMEOUT,
-            run: |c| contend_float(c, "f64", "sys", false),
+            run: |c| contend_float::<f64>(c, "f64", "sys", false),
         },
         GpuTest {
             name: "atomics_fetch_add_tickets_unique",
