@@ -2,7 +2,7 @@
 //! resident, which only a cooperative launch within the occupancy limit guarantees.
 
 use crate::{Error, Gpu, Kernel, Result};
-use cudarc::driver::sys;
+use cudarc::driver::{sys, LaunchConfig};
 
 /// How many blocks of a kernel can be resident at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,5 +72,23 @@ impl Gpu {
             });
         }
         Ok(limit)
+    }
+
+    /// A 1-D [`LaunchConfig`] of `grid_blocks` x `block_threads` after
+    /// [`check_cooperative`](Self::check_cooperative) accepted it: pass it to cudarc's
+    /// `LaunchArgs::launch_cooperative`.
+    pub fn cooperative_config(
+        &self,
+        kernel: &Kernel,
+        grid_blocks: u32,
+        block_threads: u32,
+        dyn_smem_bytes: u32,
+    ) -> Result<LaunchConfig> {
+        self.check_cooperative(kernel, grid_blocks, block_threads, dyn_smem_bytes)?;
+        Ok(LaunchConfig {
+            grid_dim: (grid_blocks, 1, 1),
+            block_dim: (block_threads, 1, 1),
+            shared_mem_bytes: dyn_smem_bytes,
+        })
     }
 }

@@ -1,6 +1,7 @@
 use cudarc::driver::DriverError;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// What went wrong, in words that say what to do about it.
@@ -9,25 +10,47 @@ pub enum Error {
     /// No usable CUDA driver: `libcuda.so` is missing or `cuInit` failed.
     NoDriver(String),
     /// A driver call failed; `what` says which step.
-    Driver { what: String, source: DriverError },
+    Driver {
+        /// The step that failed, e.g. "loading kernels.ptx".
+        what: String,
+        /// The driver's error code.
+        source: DriverError,
+    },
     /// The PTX file does not exist (checked before the driver is asked to load it).
     PtxNotFound(PathBuf),
     /// The module has no kernel of that name.
-    KernelNotFound { ptx: PathBuf, name: String },
+    KernelNotFound {
+        /// The PTX file that was searched.
+        ptx: PathBuf,
+        /// The kernel's (unmangled) name.
+        name: String,
+    },
     /// A cooperative launch asked for more blocks than can be resident at once.
     GridTooLarge {
+        /// The kernel's name.
         kernel: String,
+        /// Blocks asked for.
         requested_blocks: u32,
+        /// What fits: blocks per SM, SMs, and their product `max_blocks`.
         limit: crate::CoopLimit,
+        /// Threads per block asked for (the limit depends on it).
         block_threads: u32,
     },
     /// The device cannot launch cooperative kernels at all.
-    NoCooperativeLaunch { device: String },
+    NoCooperativeLaunch {
+        /// The device's name.
+        device: String,
+    },
     /// A request for zero elements or zero threads.
     Empty(&'static str),
     /// The GPU did not finish within the limit (a deadlocked or runaway kernel). The context
     /// cannot be reused: the kernel is still running.
-    Timeout { what: String, limit: Duration },
+    Timeout {
+        /// What was waited for.
+        what: String,
+        /// The limit that passed.
+        limit: Duration,
+    },
 }
 
 /// `Result` with [`Error`].
@@ -37,7 +60,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::NoDriver(why) => write!(f, "no CUDA driver: {why}"),
-            Error::Driver { what, source } => write!(f, "{what}: {source}"),
+            Error::Driver { what, source } => write!(f, "{what}: {}", describe(source)),
             Error::PtxNotFound(p) => {
                 write!(f, "PTX file {} not found (build it with `cargo xtask build-ptx`)", p.display())
             }
@@ -59,11 +82,91 @@ impl fmt::Display for Error {
     }
 }
 
+/// `CUDA_ERROR_X (the driver's description)`. cudarc's own `Display` asks `libcuda.so` for
+/// the description and panics where the library is missing, so that is checked first.
+fn describe(e: &DriverError) -> String {
+    static LIB: OnceLock<bool> = OnceLock::new();
+    // SAFETY: only tries to open the library.
+    let present = *LIB.get_or_init(|| unsafe { cudarc::driver::sys::is_culib_present() });
+    match present.then(|| e.error_string()) {
+        Some(Ok(text)) => format!("{:?} ({})", e.0, text.to_string_lossy()),
+        _ => format!("{:?}", e.0),
+    }
+}
+
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Driver { source, .. } => Some(source),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CoopLimit;
+
+    #[test]
+    fn grid_too_large_names_the_limit() {
+        let e = Error::GridTooLarge {
+            kernel: "smoke_iota".into(),
+            requested_blocks: 2113,
+            limit: CoopLimit {
+                blocks_per_sm: 16,
+                sms: 132,
+                max_blocks: 2112,
+            },
+            block_threads: 128,
+        };
+        let msg = e.to_string();
+        for part in [
+            "smoke_iota",
+            "2113 blocks",
+            "128 threads",
+            "limit of 2112 blocks",
+            "16 per SM",
+            "132 SMs",
+        ] {
+            assert!(msg.contains(part), "`{part}` missing from: {msg}");
+        }
+    }
+
+    #[test]
+    fn messages_say_what_and_how_long() {
+        let t = Error::Timeout {
+            what: "the GPU work".into(),
+            limit: Duration::from_millis(2500),
+        };
+        assert_eq!(
+            t.to_string(),
+            "the GPU work did not finish within 2.5 s (deadlocked kernel?)"
+        );
+        let k = Error::KernelNotFound {
+            ptx: "k.ptx".into(),
+            name: "nope".into(),
+        };
+        assert!(k.to_string().contains("no kernel `nope` in k.ptx"));
+        assert_eq!(
+            Error::Empty("buffer length").to_string(),
+            "buffer length must not be zero"
+        );
+        assert!(Error::NoDriver("x".into())
+            .to_string()
+            .starts_with("no CUDA driver"));
+    }
+
+    #[test]
+    fn driver_errors_keep_their_source() {
+        use std::error::Error as _;
+        let e = Error::Driver {
+            what: "launch".into(),
+            source: DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_LAUNCH_FAILED),
+        };
+        assert!(e.source().is_some());
+        assert!(e
+            .to_string()
+            .starts_with("launch: CUDA_ERROR_LAUNCH_FAILED"));
     }
 }

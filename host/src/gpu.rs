@@ -21,10 +21,21 @@ pub fn driver_available() -> std::result::Result<(), String> {
     }
 }
 
+/// [`Error::PtxNotFound`] unless `path` is a file: checked before the driver sees the path.
+fn check_ptx_path(path: &Path) -> Result<()> {
+    if path.is_file() {
+        Ok(())
+    } else {
+        Err(Error::PtxNotFound(path.to_path_buf()))
+    }
+}
+
 /// One GPU: its context and the stream tests launch on.
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
+    sms: u32,
+    cc: (u32, u32),
 }
 
 impl Gpu {
@@ -36,7 +47,20 @@ impl Gpu {
             source: e,
         })?;
         let stream = ctx.default_stream();
-        Ok(Gpu { ctx, stream })
+        let what = |e| Error::Driver {
+            what: format!("reading the attributes of GPU {ordinal}"),
+            source: e,
+        };
+        let sms = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(what)? as u32;
+        let (major, minor) = ctx.compute_capability().map_err(what)?;
+        Ok(Gpu {
+            ctx,
+            stream,
+            sms,
+            cc: (major as u32, minor as u32),
+        })
     }
 
     /// Wraps a driver error with what was being done.
@@ -66,16 +90,12 @@ impl Gpu {
 
     /// Number of streaming multiprocessors.
     pub fn sm_count(&self) -> u32 {
-        self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-            .unwrap_or(0) as u32
+        self.sms
     }
 
-    /// Compute capability (major, minor).
+    /// Compute capability (major, minor), e.g. (9, 0) on an H100.
     pub fn compute_capability(&self) -> (u32, u32) {
-        self.ctx
-            .compute_capability()
-            .map(|(a, b)| (a as u32, b as u32))
-            .unwrap_or((0, 0))
+        self.cc
     }
 
     pub(crate) fn attribute(&self, a: sys::CUdevice_attribute) -> Result<i32> {
@@ -86,9 +106,7 @@ impl Gpu {
 
     /// Loads a PTX file; [`Error::PtxNotFound`] before touching the driver if it is missing.
     pub fn load_ptx(&self, path: &Path) -> Result<Module> {
-        if !path.is_file() {
-            return Err(Error::PtxNotFound(path.to_path_buf()));
-        }
+        check_ptx_path(path)?;
         let ptx = cudarc::nvrtc::Ptx::from_file(path);
         let module = self
             .ctx
@@ -166,9 +184,13 @@ impl Module {
                 function,
                 name: name.to_string(),
             }),
-            Err(_) => Err(Error::KernelNotFound {
+            Err(DriverError(sys::CUresult::CUDA_ERROR_NOT_FOUND)) => Err(Error::KernelNotFound {
                 ptx: self.path.clone(),
                 name: name.to_string(),
+            }),
+            Err(source) => Err(Error::Driver {
+                what: format!("looking up kernel `{name}` in {}", self.path.display()),
+                source,
             }),
         }
     }
@@ -190,5 +212,43 @@ impl Kernel {
     /// The kernel's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_check_never_panics() {
+        // Whatever the machine: an answer, not a panic.
+        let _ = std::panic::catch_unwind(driver_available).expect("driver_available panicked");
+    }
+
+    #[test]
+    fn no_driver_is_an_error_not_a_panic() {
+        if let Err(why) = driver_available() {
+            assert!(!why.is_empty());
+            match Gpu::open(0) {
+                Err(Error::NoDriver(reason)) => assert_eq!(reason, why),
+                Err(e) => panic!("expected NoDriver, got {e}"),
+                Ok(_) => panic!("opened a GPU without a driver"),
+            }
+        }
+    }
+
+    #[test]
+    fn missing_ptx_is_reported_before_the_driver() {
+        let path = Path::new("/nonexistent/ptx_sync_test_kernels.ptx");
+        let e = check_ptx_path(path).unwrap_err();
+        assert!(matches!(&e, Error::PtxNotFound(p) if p == path));
+        let msg = e.to_string();
+        assert!(
+            msg.contains("/nonexistent/ptx_sync_test_kernels.ptx"),
+            "{msg}"
+        );
+        assert!(msg.contains("cargo xtask build-ptx"), "{msg}");
+        // A directory is not a PTX file either.
+        assert!(check_ptx_path(&std::env::temp_dir()).is_err());
     }
 }

@@ -94,6 +94,13 @@ impl MappedBuffer<u32> {
     }
 }
 
+impl MappedBuffer<u64> {
+    /// [`atomics`](Self::atomics) for `u64`.
+    pub fn atomics_u64(&self) -> &[AtomicU64] {
+        self.atomics()
+    }
+}
+
 impl<T: MappedWord> Drop for MappedBuffer<T> {
     fn drop(&mut self) {
         // SAFETY: allocated by cuMemHostAlloc in `new`.

@@ -4,6 +4,8 @@
 pub mod cases;
 pub mod runner;
 
+pub use runner::skip;
+
 use ptx_sync_host::{Gpu, Kernel, Module};
 use std::cell::OnceCell;
 use std::path::PathBuf;

@@ -21,6 +21,81 @@ pub struct Options {
     pub timeout_scale: f64,
 }
 
+/// The command line: `gpu-tests --ptx-dir DIR [--filter SUBSTR] [--timeout-scale F] [--list]
+/// [--one NAME] [--include-hidden]`.
+pub const USAGE: &str =
+    "usage: gpu-tests --ptx-dir DIR [--filter SUBSTR] [--timeout-scale F] [--list] [--one NAME]
+  --ptx-dir DIR        folder with ptx_sync_test_kernels.ptx (or env PTX_SYNC_PTX_DIR)
+  --filter SUBSTR      only the tests whose name contains SUBSTR
+  --timeout-scale F    multiply every test's time limit by F
+  --list               print the selected tests' names and exit
+  --one NAME           run test NAME in this process (what each child runs)
+  --include-hidden     also select hidden tests (names starting with __)";
+
+/// What the command line asks for.
+pub struct Cli {
+    /// Test selection and limits.
+    pub opts: Options,
+    /// `--list`: print the selected names only.
+    pub list: bool,
+    /// `--one NAME`: run that test in this process.
+    pub one: Option<String>,
+}
+
+/// Parses the arguments after the program name; `env_ptx_dir` (from `PTX_SYNC_PTX_DIR`) is
+/// the PTX folder unless `--ptx-dir` names one. `Err` holds the message for the user.
+pub fn parse_args(
+    args: impl IntoIterator<Item = String>,
+    env_ptx_dir: Option<PathBuf>,
+) -> Result<Cli, String> {
+    let mut cli = Cli {
+        opts: Options {
+            ptx_dir: env_ptx_dir.unwrap_or_default(),
+            filter: None,
+            include_hidden: false,
+            timeout_scale: 1.0,
+        },
+        list: false,
+        one: None,
+    };
+    let mut args = args.into_iter();
+    while let Some(a) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{a} needs a value"));
+        match a.as_str() {
+            "--ptx-dir" => cli.opts.ptx_dir = PathBuf::from(value()?),
+            "--filter" => cli.opts.filter = Some(value()?),
+            "--timeout-scale" => {
+                let v = value()?;
+                cli.opts.timeout_scale = match v.parse::<f64>() {
+                    Ok(f) if f.is_finite() && f > 0.0 => f,
+                    _ => {
+                        return Err(format!(
+                            "--timeout-scale needs a positive number, not `{v}`"
+                        ))
+                    }
+                }
+            }
+            "--one" => cli.one = Some(value()?),
+            "--include-hidden" => cli.opts.include_hidden = true,
+            "--list" => cli.list = true,
+            other => return Err(format!("unknown option `{other}`")),
+        }
+    }
+    if !cli.list && cli.opts.ptx_dir.as_os_str().is_empty() {
+        return Err("no PTX directory: pass --ptx-dir DIR or set PTX_SYNC_PTX_DIR".into());
+    }
+    Ok(cli)
+}
+
+/// What a test returns to say it did not apply here (e.g. needs a newer GPU): the runner
+/// reports `SKIP name: reason` and counts it as skipped, neither passed nor failed.
+pub fn skip(reason: impl std::fmt::Display) -> Result<String, String> {
+    Ok(format!("{SKIP_PREFIX}{reason}"))
+}
+
+/// The detail prefix [`skip`] uses.
+const SKIP_PREFIX: &str = "\u{1}skip: ";
+
 /// The tests selected by `opts`.
 pub fn selected(opts: &Options) -> Vec<GpuTest> {
     all_tests()
@@ -30,7 +105,8 @@ pub fn selected(opts: &Options) -> Vec<GpuTest> {
         .collect()
 }
 
-/// Child side: runs one test in this process and prints `OK detail` / `ERR reason`.
+/// Child side: runs one test in this process and prints `OK detail`, `SKIP reason` or
+/// `ERR reason` as its last such line.
 /// Exit status: 0 passed, 1 failed, 2 no driver.
 pub fn run_one(ptx_dir: &Path, name: &str) -> i32 {
     let Some(test) = all_tests().into_iter().find(|t| t.name == name) else {
@@ -50,7 +126,10 @@ pub fn run_one(ptx_dir: &Path, name: &str) -> i32 {
     };
     match (test.run)(&ctx) {
         Ok(detail) => {
-            println!("OK {detail}");
+            match detail.strip_prefix(SKIP_PREFIX) {
+                Some(reason) => println!("SKIP {reason}"),
+                None => println!("OK {detail}"),
+            }
             0
         }
         Err(reason) => {
@@ -62,6 +141,7 @@ pub fn run_one(ptx_dir: &Path, name: &str) -> i32 {
 
 enum Outcome {
     Pass(String),
+    Skip(String),
     Fail(String),
     Timeout,
 }
@@ -97,9 +177,10 @@ fn run_child(exe: &Path, ptx_dir: &Path, test: &GpuTest, limit: Duration) -> Out
     let last = out
         .lines()
         .rev()
-        .find(|l| l.starts_with("OK ") || l.starts_with("ERR "));
+        .find(|l| ["OK ", "SKIP ", "ERR "].iter().any(|p| l.starts_with(p)));
     match (status.code(), last) {
         (Some(0), Some(l)) if l.starts_with("OK ") => Outcome::Pass(l[3..].to_string()),
+        (Some(0), Some(l)) if l.starts_with("SKIP ") => Outcome::Skip(l[5..].to_string()),
         (_, Some(l)) if l.starts_with("ERR ") => Outcome::Fail(l[4..].to_string()),
         (code, _) => {
             let tail: Vec<&str> = err.lines().rev().take(8).collect();
@@ -113,8 +194,16 @@ fn run_child(exe: &Path, ptx_dir: &Path, test: &GpuTest, limit: Duration) -> Out
 }
 
 /// Parent side: runs the selected tests, prints one line each and the summary
-/// `N passed, N failed`. Exit status: 0 all passed, 1 failures (or nothing ran), 2 no driver.
+/// `N passed, N failed` (`, N skipped` if any). Exit status: 0 no failure and at least one
+/// pass, 1 failures (or nothing ran), 2 no driver.
 pub fn run_all(opts: &Options) -> i32 {
+    if !opts.ptx_dir.is_dir() {
+        println!(
+            "error: the PTX directory {} does not exist (build the PTX with `cargo xtask build-ptx` or stage the suite with `cargo xtask stage`)",
+            opts.ptx_dir.display()
+        );
+        return 1;
+    }
     if !opts.ptx_dir.join(crate::KERNELS_PTX).is_file() {
         println!(
             "error: {} not found in the PTX directory {} (build it with `cargo xtask build-ptx` or stage with `cargo xtask stage`)",
@@ -149,7 +238,13 @@ pub fn run_all(opts: &Options) -> i32 {
         }
     };
     let tests = selected(opts);
-    let (mut passed, mut failed) = (0, 0);
+    if tests.is_empty() {
+        println!(
+            "error: no test matches the filter `{}` (see --list)",
+            opts.filter.as_deref().unwrap_or("")
+        );
+    }
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     for test in &tests {
         let limit = test.timeout.mul_f64(opts.timeout_scale);
         let start = Instant::now();
@@ -161,6 +256,10 @@ pub fn run_all(opts: &Options) -> i32 {
                     test.name,
                     start.elapsed().as_secs_f64()
                 );
+            }
+            Outcome::Skip(reason) => {
+                skipped += 1;
+                println!("SKIP {}: {reason}", test.name);
             }
             Outcome::Fail(reason) => {
                 failed += 1;
@@ -176,10 +275,104 @@ pub fn run_all(opts: &Options) -> i32 {
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
+    print!("{passed} passed, {failed} failed");
+    if skipped > 0 {
+        print!(", {skipped} skipped");
+    }
+    println!();
     if failed == 0 && passed > 0 {
         0
     } else {
         1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn parses_every_option() {
+        let cli = parse_args(
+            args(&[
+                "--ptx-dir",
+                "p",
+                "--filter",
+                "atom",
+                "--timeout-scale",
+                "2.5",
+                "--list",
+            ]),
+            None,
+        )
+        .unwrap();
+        assert_eq!(cli.opts.ptx_dir, PathBuf::from("p"));
+        assert_eq!(cli.opts.filter.as_deref(), Some("atom"));
+        assert_eq!(cli.opts.timeout_scale, 2.5);
+        assert!(cli.list && cli.one.is_none() && !cli.opts.include_hidden);
+        let cli = parse_args(
+            args(&["--one", "__hang", "--include-hidden"]),
+            Some("e".into()),
+        )
+        .unwrap();
+        assert_eq!(cli.one.as_deref(), Some("__hang"));
+        assert_eq!(
+            cli.opts.ptx_dir,
+            PathBuf::from("e"),
+            "PTX_SYNC_PTX_DIR is used"
+        );
+        assert!(cli.opts.include_hidden);
+    }
+
+    #[test]
+    fn flag_beats_environment() {
+        let cli = parse_args(args(&["--ptx-dir", "flag"]), Some("env".into())).unwrap();
+        assert_eq!(cli.opts.ptx_dir, PathBuf::from("flag"));
+    }
+
+    #[test]
+    fn bad_command_lines_say_why() {
+        let err = |a: &[&str]| parse_args(args(a), None).err().unwrap();
+        assert!(err(&[]).contains("no PTX directory"));
+        assert!(err(&["--ptx-dir"]).contains("--ptx-dir needs a value"));
+        assert!(err(&["--ptx-dir", "p", "--bogus"]).contains("unknown option `--bogus`"));
+        assert!(err(&["--ptx-dir", "p", "--timeout-scale", "0"]).contains("positive number"));
+        assert!(err(&["--ptx-dir", "p", "--timeout-scale", "x"]).contains("positive number"));
+        // --list needs no PTX.
+        assert!(parse_args(args(&["--list"]), None).is_ok());
+    }
+
+    #[test]
+    fn hidden_tests_only_on_request() {
+        let cli = parse_args(args(&["--list"]), None).unwrap();
+        let names: Vec<_> = selected(&cli.opts).iter().map(|t| t.name).collect();
+        assert!(names.contains(&"harness_smoke_iota"));
+        assert!(!names.iter().any(|n| n.starts_with("__")));
+        let cli = parse_args(
+            args(&["--list", "--include-hidden", "--filter", "__hang"]),
+            None,
+        )
+        .unwrap();
+        let names: Vec<_> = selected(&cli.opts).iter().map(|t| t.name).collect();
+        assert_eq!(names, ["__hang"]);
+    }
+
+    #[test]
+    fn test_names_are_unique() {
+        let mut names: Vec<_> = all_tests().iter().map(|t| t.name).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n, "duplicate test names");
+    }
+
+    #[test]
+    fn skip_is_recognised() {
+        let detail = skip("needs sm_90").unwrap();
+        assert_eq!(detail.strip_prefix(SKIP_PREFIX), Some("needs sm_90"));
     }
 }

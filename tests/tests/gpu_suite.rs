@@ -16,11 +16,12 @@ fn main() {
         }),
         Err(_) => xtask::Arch::Sm90,
     };
-    let ptx = xtask::build_all(arch).unwrap_or_else(|e| {
-        eprintln!("gpu suite: building the PTX failed:\n{e}");
+    let crate_dir = xtask::workspace_root().join("tests/kernels");
+    let ptx = xtask::build_ptx(&crate_dir, arch).unwrap_or_else(|e| {
+        eprintln!("gpu suite: building the PTX for {arch} failed:\n{e}");
         exit(1)
     });
-    let ptx_dir = ptx[0].parent().expect("PTX files live in a directory");
+    let ptx_dir = ptx.parent().expect("the PTX file lives in a directory");
     let status = Command::new(env!("CARGO_BIN_EXE_gpu-tests"))
         .arg("--ptx-dir")
         .arg(ptx_dir)

@@ -26,50 +26,70 @@ fn smoke_iota(ctx: &Ctx) -> Result<String, String> {
     }
 }
 
+/// The host writes a pattern through std atomics, a kernel transforms every word through the
+/// buffer's device pointer, the host checks every word.
 fn mapped_memory_roundtrip(ctx: &Ctx) -> Result<String, String> {
-    let n: u32 = 4096;
-    let kernel = ctx.kernel("smoke_iota")?;
+    use std::sync::atomic::Ordering::{Acquire, Release};
+    let n: u32 = 4099; // not a multiple of the block size
+    let pattern = |i: u32| i.wrapping_mul(0x9e37_79b9);
+    let kernel = ctx.kernel("harness_mapped_roundtrip")?;
     let buf = MappedBuffer::<u32>::new(&ctx.gpu, n as usize).map_err(|e| e.to_string())?;
+    let words = buf.atomics_u32();
+    if let Some(i) = words.iter().position(|w| w.load(Acquire) != 0) {
+        return Err(format!("new mapped buffer not zeroed at word {i}"));
+    }
+    for (i, w) in words.iter().enumerate() {
+        w.store(pattern(i as u32), Release);
+    }
     let ptr = buf.device_ptr();
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&ptr).arg(&n);
     unsafe { b.launch(LaunchConfig::for_num_elems(n)) }.map_err(|e| format!("launch: {e}"))?;
     ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let words = buf.atomics_u32();
-    match words
-        .iter()
-        .enumerate()
-        .find(|(i, w)| w.load(std::sync::atomic::Ordering::Acquire) != *i as u32)
-    {
-        Some((i, w)) => Err(format!(
-            "host sees word {i} = {}",
-            w.load(std::sync::atomic::Ordering::Relaxed)
-        )),
-        None => Ok(format!("{n} words written by the GPU, read by the host")),
+    for (i, w) in words.iter().enumerate() {
+        let (got, want) = (
+            w.load(Acquire),
+            pattern(i as u32).wrapping_mul(3).wrapping_add(1),
+        );
+        if got != want {
+            return Err(format!("host sees word {i} = {got:#x}, expected {want:#x}"));
+        }
     }
+    Ok(format!(
+        "{n} words host -> GPU -> host through mapped memory"
+    ))
 }
 
+/// `check_cooperative` accepts the largest grid and refuses one block more, naming the limit.
 fn cooperative_too_large_is_refused(ctx: &Ctx) -> Result<String, String> {
-    let kernel = ctx.kernel("convergence_regression")?;
+    const THREADS: u32 = 256;
+    let kernel = ctx.kernel("smoke_iota")?;
     let limit = ctx
         .gpu
-        .cooperative_limit(&kernel, 128, 0)
+        .cooperative_limit(&kernel, THREADS, 0)
         .map_err(|e| e.to_string())?;
+    if limit.max_blocks == 0 || limit.sms != ctx.gpu.sm_count() {
+        return Err(format!("implausible limit {limit:?}"));
+    }
     ctx.gpu
-        .check_cooperative(&kernel, limit.max_blocks, 128, 0)
-        .map_err(|e| e.to_string())?;
+        .check_cooperative(&kernel, limit.max_blocks, THREADS, 0)
+        .map_err(|e| format!("the largest grid was refused: {e}"))?;
     match ctx
         .gpu
-        .check_cooperative(&kernel, limit.max_blocks + 1, 128, 0)
+        .check_cooperative(&kernel, limit.max_blocks + 1, THREADS, 0)
     {
         Err(e @ Error::GridTooLarge { .. }) => {
             let msg = e.to_string();
-            if !msg.contains(&limit.max_blocks.to_string()) {
+            if !msg.contains(&format!("limit of {} blocks", limit.max_blocks)) {
                 return Err(format!("message does not name the limit: {msg}"));
             }
             Ok(format!("refused: {msg}"))
         }
-        other => Err(format!("expected GridTooLarge, got {other:?}")),
+        Err(e) => Err(format!("expected GridTooLarge, got: {e}")),
+        Ok(_) => Err(format!(
+            "{} blocks accepted, over the limit {limit:?}",
+            limit.max_blocks + 1
+        )),
     }
 }
 
@@ -130,6 +150,7 @@ fn watchdog_catches_hang(ctx: &Ctx) -> Result<String, String> {
     ))
 }
 
+/// The harness's cases; `__hang` is hidden (run only by `harness_watchdog_catches_hang`).
 pub fn tests() -> Vec<GpuTest> {
     vec![
         GpuTest {
