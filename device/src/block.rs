@@ -1,4 +1,8 @@
-//! Block-level barrier (GPU only).
+//! Block-level facts and the block barrier (GPU only).
+
+// The dynamic shared memory of a launch (`shared_mem_bytes`), as one module-level symbol.
+// `.extern .shared` must be declared at module scope, which `asm!` inside a function cannot do.
+core::arch::global_asm!(".extern .shared .align 16 .b8 ptx_sync_dynamic_smem[];");
 
 /// Waits until every thread of the block has reached a `block::sync()`, and orders the block's
 /// memory accesses before it with those after it (as `__syncthreads()`).
@@ -16,4 +20,88 @@
 pub fn sync() {
     // SAFETY: a barrier has no operands; it is not `nomem`, so it is also a compiler barrier.
     unsafe { core::arch::asm!("barrier.sync 0;", options(nostack)) }
+}
+
+/// The start of the launch's dynamic shared memory (the `shared_mem_bytes` of the launch
+/// configuration), as a generic pointer. 16-byte aligned; its size is what the host asked for.
+///
+/// PTX: `cvta.shared.u64` of the module's `.extern .shared` array.
+#[inline(always)]
+pub fn dynamic_shared_memory() -> *mut u8 {
+    let p: u64;
+    // SAFETY: computes an address; reads no memory.
+    unsafe {
+        core::arch::asm!("cvta.shared.u64 {p}, ptx_sync_dynamic_smem;", p = out(reg64) p,
+                         options(nostack, nomem, pure))
+    };
+    p as *mut u8
+}
+
+macro_rules! special_register {
+    ($(#[$m:meta])* $name:ident, $reg:literal) => {
+        $(#[$m])*
+        #[inline(always)]
+        pub fn $name() -> u32 {
+            let v: u32;
+            // SAFETY: reads a special register.
+            unsafe { core::arch::asm!(concat!("mov.u32 {v}, ", $reg, ";"), v = out(reg32) v,
+                                      options(nostack, nomem, pure)) };
+            v
+        }
+    };
+}
+
+special_register!(
+    /// `%tid.x`
+    thread_x, "%tid.x");
+special_register!(
+    /// `%tid.y`
+    thread_y, "%tid.y");
+special_register!(
+    /// `%tid.z`
+    thread_z, "%tid.z");
+special_register!(
+    /// `%ntid.x`
+    dim_x, "%ntid.x");
+special_register!(
+    /// `%ntid.y`
+    dim_y, "%ntid.y");
+special_register!(
+    /// `%ntid.z`
+    dim_z, "%ntid.z");
+special_register!(
+    /// `%ctaid.x`
+    index_x, "%ctaid.x");
+special_register!(
+    /// `%ctaid.y`
+    index_y, "%ctaid.y");
+special_register!(
+    /// `%ctaid.z`
+    index_z, "%ctaid.z");
+special_register!(
+    /// `%nctaid.x`
+    grid_x, "%nctaid.x");
+special_register!(
+    /// `%nctaid.y`
+    grid_y, "%nctaid.y");
+special_register!(
+    /// `%nctaid.z`
+    grid_z, "%nctaid.z");
+
+/// This thread's index within its block, flattened (x fastest).
+#[inline(always)]
+pub fn thread_rank() -> u32 {
+    (thread_z() * dim_y() + thread_y()) * dim_x() + thread_x()
+}
+
+/// This block's index within the grid, flattened (x fastest).
+#[inline(always)]
+pub fn rank() -> u32 {
+    (index_z() * grid_y() + index_y()) * grid_x() + index_x()
+}
+
+/// The number of blocks in the grid.
+#[inline(always)]
+pub fn count() -> u32 {
+    grid_x() * grid_y() * grid_z()
 }

@@ -50,7 +50,7 @@ pub(crate) fn fence_sc<S: Scope>() {
         unsafe { with_scope!(S; leaf!()) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    core::sync::atomic::fence(Ordering::SeqCst);
+    crate::atomic::host_fence(Ordering::SeqCst);
 }
 
 /// `fence.acq_rel.<scope>`.
@@ -71,7 +71,7 @@ fn fence_acq_rel<S: Scope>() {
         unsafe { with_scope!(S; leaf!()) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    core::sync::atomic::fence(Ordering::AcqRel);
+    crate::atomic::host_fence(Ordering::AcqRel);
 }
 
 /// A compiler-only fence: no instruction is emitted, but the compiler does not move memory

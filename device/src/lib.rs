@@ -34,6 +34,16 @@
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 #![warn(missing_docs)]
 
+/// A `const fn`, except under `--cfg loom`, whose atomics cannot be built in a const context.
+macro_rules! const_fn {
+    ($(#[$m:meta])* $vis:vis fn $($rest:tt)*) => {
+        #[cfg(not(loom))]
+        $(#[$m])* $vis const fn $($rest)*
+        #[cfg(loom)]
+        $(#[$m])* $vis fn $($rest)*
+    };
+}
+
 // `with_scope!` (used by `fence` and `atomic`) comes first: macro_rules are textually scoped.
 #[cfg(target_arch = "nvptx64")]
 #[macro_use]
@@ -41,12 +51,22 @@
 mod ptx;
 
 pub mod atomic;
+pub mod barrier;
 #[cfg(target_arch = "nvptx64")]
 pub mod block;
+#[cfg(target_arch = "nvptx64")]
+pub mod block_barrier;
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+pub mod cluster;
 pub mod fence;
+#[cfg(target_arch = "nvptx64")]
+pub mod grid;
+pub mod latch;
 pub mod mutex;
 mod order;
 pub mod scope;
+pub mod semaphore;
+pub mod ticket;
 pub mod volatile;
 pub mod wait;
 pub mod warp;
@@ -56,10 +76,43 @@ pub use atomic::AtomicU128;
 pub use atomic::{
     Atomic, AtomicF32, AtomicF64, AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicValue,
 };
+pub use barrier::{Barrier, Token};
+#[cfg(target_arch = "nvptx64")]
+pub use block_barrier::{BlockBarrier, BlockToken};
 pub use core::sync::atomic::Ordering;
 pub use fence::{compiler_fence, fence};
+#[cfg(target_arch = "nvptx64")]
+pub use grid::GridBarrier;
+pub use latch::Latch;
 pub use mutex::{Mutex, MutexGuard, SpinLock};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub use scope::Cluster;
 pub use scope::{Cta, Gpu, Scope, ScopeKind, Sys};
-pub use wait::{Backoff, NanoSleep, Spin};
+pub use semaphore::{BinarySemaphore, Semaphore};
+pub use ticket::{TicketGuard, TicketLock};
+pub use wait::{Backoff, NanoSleep, Spin, TimedOut};
+
+/// A misuse that a debug build reports: on the GPU, `vprintf` the message and `trap` (the
+/// launch fails with an illegal-instruction error and the message reaches the host's stdout
+/// when the driver flushes the printf buffer); on the host, a panic with the message.
+#[cold]
+#[inline(never)]
+pub(crate) fn debug_trap(message: &'static core::ffi::CStr) -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        extern "C" {
+            // CUDA's device-side printf, provided by the driver's JIT (as for `printf` in C++).
+            fn vprintf(format: *const u8, args: *const u8) -> i32;
+        }
+        // SAFETY: a NUL-terminated format without conversions; no arguments.
+        unsafe {
+            vprintf(message.as_ptr().cast(), core::ptr::null());
+            core::arch::asm!("trap;", options(noreturn, nostack));
+        }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    panic!(
+        "{}",
+        message.to_str().unwrap_or("ptx-sync: misuse").trim_end()
+    );
+}

@@ -18,7 +18,7 @@
 
 use crate::atomic::Atomic;
 use crate::scope::{Cta, Gpu, Scope};
-use crate::wait::{Backoff, Deadline, NanoSleep};
+use crate::wait::{poll_until_for, Backoff, NanoSleep};
 use crate::warp;
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
@@ -67,8 +67,9 @@ pub struct MutexGuard<'a, T, S: Scope, B: Backoff> {
 }
 
 impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
+    const_fn! {
     /// An unlocked mutex holding `value`.
-    pub const fn new(value: T) -> Self {
+    pub fn new(value: T) -> Self {
         Mutex {
             locked: Atomic::new(0),
             _line0: [0; 31],
@@ -77,6 +78,7 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
             data: UnsafeCell::new(value),
             backoff: PhantomData,
         }
+    }
     }
 
     /// Views the mutex at `ptr` (for instance in zeroed global memory a kernel received).
@@ -106,7 +108,7 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
             // The turn comes from a lane of this same warp within a critical section or two:
             // poll without sleeping (a sleeping lane would wake long after its turn came).
             while self.turn.load(Acquire) != lane {
-                core::hint::spin_loop();
+                crate::wait::spin_hint();
             }
         }
         MutexGuard {
@@ -134,17 +136,7 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     /// GPU); `None` if it does not. Never hangs on a lock that is never released.
     #[inline(always)]
     pub fn try_lock_for(&self, ns: u64) -> Option<MutexGuard<'_, T, S, B>> {
-        let deadline = Deadline::after(ns);
-        let mut backoff = B::default();
-        loop {
-            if let Some(guard) = self.try_lock() {
-                return Some(guard);
-            }
-            if deadline.passed(&backoff) {
-                return None;
-            }
-            backoff.pause();
-        }
+        poll_until_for::<B, _>(ns, || self.try_lock()).ok()
     }
 
     /// Mutable access without locking: `&mut self` proves no one else can hold the lock.

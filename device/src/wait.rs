@@ -76,9 +76,82 @@ pub fn sleep_ns(ns: u32) {
     unsafe {
         core::arch::asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack))
     };
-    #[cfg(not(target_arch = "nvptx64"))]
+    #[cfg(all(not(target_arch = "nvptx64"), not(loom)))]
     for _ in 0..ns / 8 + 1 {
         core::hint::spin_loop();
+    }
+    // loom explores every interleaving: a waiting thread must yield, or the model never ends.
+    #[cfg(loom)]
+    {
+        let _ = ns;
+        loom::thread::yield_now();
+    }
+}
+
+/// One busy-wait step without sleeping (for waits of a few hundred cycles, such as a turn
+/// handed within a warp). Yields under loom.
+#[inline(always)]
+pub(crate) fn spin_hint() {
+    #[cfg(not(loom))]
+    core::hint::spin_loop();
+    #[cfg(loom)]
+    loom::thread::yield_now();
+}
+
+/// A timed wait ran out before its condition held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimedOut;
+
+impl core::fmt::Display for TimedOut {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("timed wait expired")
+    }
+}
+
+/// Polls `poll` until it returns `Some`, pausing with `B` between polls: the waiting loop
+/// every primitive in this crate uses.
+///
+/// ```
+/// use ptx_sync::{wait, Atomic, Gpu, NanoSleep, Ordering::Acquire};
+/// let flag = Atomic::<u32, Gpu>::new(3);
+/// let v = wait::poll_until::<NanoSleep, _>(|| Some(flag.load(Acquire)).filter(|&v| v != 0));
+/// assert_eq!(v, 3);
+/// ```
+#[inline(always)]
+pub fn poll_until<B: Backoff, R>(mut poll: impl FnMut() -> Option<R>) -> R {
+    let mut backoff = B::default();
+    loop {
+        if let Some(r) = poll() {
+            return r;
+        }
+        backoff.pause();
+    }
+}
+
+/// [`poll_until`], giving up after about `ns` nanoseconds (`%globaltimer` on the GPU; on the
+/// host, the backoff's nominal waiting time). `poll` runs at least once.
+///
+/// ```
+/// use ptx_sync::{wait, Atomic, Gpu, NanoSleep, Ordering::Acquire};
+/// let never = Atomic::<u32, Gpu>::new(0);
+/// let r = wait::poll_until_for::<NanoSleep, _>(10_000, || Some(()).filter(|_| never.load(Acquire) != 0));
+/// assert_eq!(r, Err(wait::TimedOut));
+/// ```
+#[inline(always)]
+pub fn poll_until_for<B: Backoff, R>(
+    ns: u64,
+    mut poll: impl FnMut() -> Option<R>,
+) -> Result<R, TimedOut> {
+    let deadline = Deadline::after(ns);
+    let mut backoff = B::default();
+    loop {
+        if let Some(r) = poll() {
+            return Ok(r);
+        }
+        if deadline.passed(&backoff) {
+            return Err(TimedOut);
+        }
+        backoff.pause();
     }
 }
 

@@ -16,8 +16,9 @@ macro_rules! float_atomic {
             /// The same location, seen as its bit pattern (for the bit-level operations).
             #[inline(always)]
             fn bits(&self) -> &Atomic<$bits, S> {
-                // SAFETY: same size and alignment; `Atomic` is `repr(transparent)`.
-                unsafe { Atomic::from_ptr(self.as_ptr().cast::<$bits>()) }
+                // SAFETY: `Atomic` is `repr(transparent)` over a cell of `T` (or, under loom,
+                // over the same loom atomic for the float and its bits): same size and alignment.
+                unsafe { &*(self as *const Self).cast::<Atomic<$bits, S>>() }
             }
 
             #[doc = concat!("Loads the value. Orders: Relaxed, Acquire, SeqCst.\n\nPTX: `ld.<sem>.<scope>.", $b, "`.")]

@@ -24,11 +24,17 @@ pub(crate) use backend;
 macro_rules! int_atomic {
     ($t:ident, $core:ident, $reg:ident, bits = $b:literal, add = $add:literal, minmax = $mm:literal) => {
         impl<S: Scope> Atomic<$t, S> {
-            #[cfg(not(target_arch = "nvptx64"))]
+            #[cfg(all(not(target_arch = "nvptx64"), not(loom)))]
             #[inline(always)]
             fn host(&self) -> &core::sync::atomic::$core {
                 // SAFETY: same size and alignment (checked below), valid by the type invariant.
                 unsafe { core::sync::atomic::$core::from_ptr(self.as_ptr()) }
+            }
+
+            #[cfg(loom)]
+            #[inline(always)]
+            fn host(&self) -> &loom::sync::atomic::$core {
+                &self.value
             }
 
             #[doc = concat!("Loads the value. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).\n\n",

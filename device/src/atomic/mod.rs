@@ -26,26 +26,56 @@
 
 mod float;
 mod int;
+mod waiting;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 mod wide;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 pub use wide::AtomicU128;
 
 use crate::scope::Scope;
+#[cfg(not(loom))]
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 
 mod sealed {
-    pub trait Sealed {}
+    pub trait Sealed {
+        /// The loom atomic that models this type (`f32` -> its bits in a `u32`).
+        #[cfg(loom)]
+        type Loom;
+        #[cfg(loom)]
+        fn loom_new(self) -> Self::Loom;
+    }
 }
 
 /// A type [`Atomic`] can hold: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`, and on sm_90 `u128`.
 pub trait AtomicValue: sealed::Sealed + Copy + Send + 'static {}
 
 macro_rules! atomic_values {
-    ($($t:ty),*) => {$( impl sealed::Sealed for $t {} impl AtomicValue for $t {} )*};
+    ($($t:ty => $loom:ident $(, $bits:ident)?;)*) => {$(
+        impl sealed::Sealed for $t {
+            #[cfg(loom)]
+            type Loom = loom::sync::atomic::$loom;
+            #[cfg(loom)]
+            fn loom_new(self) -> Self::Loom {
+                loom::sync::atomic::$loom::new(self $(.$bits())?)
+            }
+        }
+        impl AtomicValue for $t {}
+    )*};
 }
-atomic_values!(u32, i32, u64, i64, f32, f64, u128);
+atomic_values! {
+    u32 => AtomicU32;
+    i32 => AtomicI32;
+    u64 => AtomicU64;
+    i64 => AtomicI64;
+    f32 => AtomicU32, to_bits;
+    f64 => AtomicU64, to_bits;
+}
+// 128-bit atomics exist on the GPU (sm_90) only; loom has no 128-bit model.
+#[cfg(not(loom))]
+impl sealed::Sealed for u128 {}
+#[cfg(not(loom))]
+impl AtomicValue for u128 {}
 
 /// An atomic `T` whose operations synchronize at scope `S` ([`Cta`](crate::Cta),
 /// [`Cluster`](crate::Cluster), [`Gpu`](crate::Gpu), [`Sys`](crate::Sys)).
@@ -62,7 +92,11 @@ atomic_values!(u32, i32, u64, i64, f32, f64, u128);
 /// ```
 #[repr(transparent)]
 pub struct Atomic<T: AtomicValue, S: Scope> {
+    #[cfg(not(loom))]
     value: UnsafeCell<T>,
+    // Under `--cfg loom` the host backend is loom's model-checked atomic of the same width.
+    #[cfg(loom)]
+    value: <T as sealed::Sealed>::Loom,
     scope: PhantomData<S>,
 }
 
@@ -71,10 +105,20 @@ unsafe impl<T: AtomicValue, S: Scope> Sync for Atomic<T, S> {}
 
 impl<T: AtomicValue, S: Scope> Atomic<T, S> {
     /// A new atomic holding `value`.
+    #[cfg(not(loom))]
     #[inline(always)]
     pub const fn new(value: T) -> Self {
         Atomic {
             value: UnsafeCell::new(value),
+            scope: PhantomData,
+        }
+    }
+
+    /// A new atomic holding `value` (loom: not `const`, as loom's atomics are not).
+    #[cfg(loom)]
+    pub fn new(value: T) -> Self {
+        Atomic {
+            value: sealed::Sealed::loom_new(value),
             scope: PhantomData,
         }
     }
@@ -95,6 +139,7 @@ impl<T: AtomicValue, S: Scope> Atomic<T, S> {
     /// `ptr` is valid for reads and writes, aligned to `align_of::<T>()`, for all of `'a`, and
     /// every concurrent access to it during `'a` is atomic (through this crate or an
     /// equivalent scoped atomic).
+    #[cfg(not(loom))]
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut T) -> &'a Self {
         debug_assert!(ptr.is_aligned(), "Atomic::from_ptr: misaligned pointer");
@@ -104,18 +149,21 @@ impl<T: AtomicValue, S: Scope> Atomic<T, S> {
     }
 
     /// The address of the value (generic address space on the GPU).
+    #[cfg(not(loom))]
     #[inline(always)]
     pub const fn as_ptr(&self) -> *mut T {
         self.value.get()
     }
 
     /// Mutable access: no other thread can see the value while `&mut self` is held.
+    #[cfg(not(loom))]
     #[inline(always)]
     pub fn get_mut(&mut self) -> &mut T {
         self.value.get_mut()
     }
 
     /// Consumes the atomic and returns the value.
+    #[cfg(not(loom))]
     #[inline(always)]
     pub fn into_inner(self) -> T {
         self.value.into_inner()
@@ -146,4 +194,14 @@ pub(crate) const fn read_part(order: core::sync::atomic::Ordering) -> core::sync
         AcqRel => Acquire,
         o => o,
     }
+}
+
+/// The host backend's fence: core's, or loom's under `--cfg loom`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub(crate) fn host_fence(order: core::sync::atomic::Ordering) {
+    #[cfg(not(loom))]
+    core::sync::atomic::fence(order);
+    #[cfg(loom)]
+    loom::sync::atomic::fence(order);
 }

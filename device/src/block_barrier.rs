@@ -1,0 +1,135 @@
+//! `BlockBarrier`: the hardware barrier object of sm_80+ (`mbarrier`) in shared memory, which
+//! `cuda::barrier<thread_scope_block>` uses for the same job. GPU only.
+//!
+//! An `mbarrier` counts arrivals in hardware and tracks its phase itself: `arrive` returns
+//! the phase state as a token and `test_wait`/`try_wait` reports whether that phase completed.
+//! The PTX ISA specifies `mbarrier.arrive` with `.release` and `.cta` scope and
+//! `mbarrier.test_wait`/`try_wait` with `.acquire` by default ("Parallel Synchronization and
+//! Communication Instructions: mbarrier"), so writes before an arrival are visible after a
+//! successful wait on that phase: no extra fence.
+//!
+//! For a completion step, or a barrier outside shared memory, use [`Barrier<Cta>`](crate::Barrier).
+
+use core::cell::UnsafeCell;
+
+/// A block barrier on `mbarrier` (sm_80+). It must live in shared memory
+/// ([`block::dynamic_shared_memory`](crate::block::dynamic_shared_memory)).
+///
+/// ```ignore
+/// let bar = unsafe { BlockBarrier::from_ptr(block::dynamic_shared_memory().cast()) };
+/// if block::thread_rank() == 0 { bar.init(block::dim_x()); }
+/// block::sync();
+/// bar.arrive_and_wait();
+/// ```
+#[repr(C, align(8))]
+pub struct BlockBarrier {
+    state: UnsafeCell<u64>,
+}
+
+/// The phase an arrival belongs to (the `mbarrier` state `arrive` returned).
+#[must_use = "wait for the phase with BlockBarrier::wait"]
+#[derive(Debug)]
+pub struct BlockToken(u64);
+
+// SAFETY: the state is only touched by `mbarrier` instructions, which are atomic.
+unsafe impl Sync for BlockBarrier {}
+
+impl BlockBarrier {
+    /// Views the barrier at `ptr`.
+    ///
+    /// # Safety
+    /// `ptr` is 8-byte aligned, in this block's shared memory, lives for `'a`, and is used
+    /// only through `BlockBarrier` meanwhile.
+    #[inline(always)]
+    pub unsafe fn from_ptr<'a>(ptr: *mut u64) -> &'a Self {
+        // SAFETY: `repr(C)` over one `u64`; the caller's contract.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// Initializes the barrier for `count` threads (1..=2^20-1). One thread calls it, then
+    /// the block synchronizes (`block::sync()`) before anyone arrives.
+    ///
+    /// PTX: `mbarrier.init.shared.b64`.
+    #[inline(always)]
+    pub fn init(&self, count: u32) {
+        // SAFETY: `self` is in shared memory (constructor contract).
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; mbarrier.init.shared.b64 [s], {n}; }}",
+                p = in(reg64) self.state.get(), n = in(reg32) count, options(nostack))
+        }
+    }
+
+    /// Arrives at the current phase; returns its token.
+    ///
+    /// PTX: `mbarrier.arrive.shared.b64` (`.release.cta` by default).
+    #[inline(always)]
+    pub fn arrive(&self) -> BlockToken {
+        let t: u64;
+        // SAFETY: as in `init`.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; mbarrier.arrive.shared.b64 {t}, [s]; }}",
+                p = in(reg64) self.state.get(), t = out(reg64) t, options(nostack))
+        }
+        BlockToken(t)
+    }
+
+    /// Arrives and leaves: later phases expect one thread fewer.
+    ///
+    /// PTX: `mbarrier.arrive_drop.shared.b64`.
+    #[inline(always)]
+    pub fn arrive_and_drop(&self) {
+        // SAFETY: as in `init`.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .b64 s, t; cvta.to.shared.u64 s, {p}; mbarrier.arrive_drop.shared.b64 t, [s]; }}",
+                p = in(reg64) self.state.get(), options(nostack))
+        }
+    }
+
+    /// Whether the phase of `token` has completed (acquire on success); never waits.
+    ///
+    /// PTX: `mbarrier.test_wait.shared.b64`.
+    #[inline(always)]
+    pub fn test_wait(&self, token: &BlockToken) -> bool {
+        let done: u32;
+        // SAFETY: as in `init`.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .b64 s; .reg .pred p; cvta.to.shared.u64 s, {p}; \
+                 mbarrier.test_wait.shared.b64 p, [s], {t}; selp.u32 {d}, 1, 0, p; }}",
+                p = in(reg64) self.state.get(), t = in(reg64) token.0, d = out(reg32) done,
+                options(nostack))
+        }
+        done != 0
+    }
+
+    /// Waits until the phase of `token` has completed. On sm_90 this is `mbarrier.try_wait`,
+    /// which suspends the thread in hardware until the phase completes or a time limit passes;
+    /// on sm_80 a `test_wait` poll.
+    #[inline(always)]
+    pub fn wait(&self, token: BlockToken) {
+        // The label sits inside the asm's own `{ }` block, where PTX scopes it: copies of this
+        // asm in one kernel do not clash (checked with ptxas).
+        #[cfg(target_feature = "sm_90")]
+        #[allow(named_asm_labels)]
+        // SAFETY: as in `init`.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .b64 s; .reg .pred p; cvta.to.shared.u64 s, {p}; \
+                 ptx_sync_bb_wait: mbarrier.try_wait.shared.b64 p, [s], {t}; \
+                 @!p bra ptx_sync_bb_wait; }}",
+                p = in(reg64) self.state.get(), t = in(reg64) token.0, options(nostack))
+        }
+        #[cfg(not(target_feature = "sm_90"))]
+        while !self.test_wait(&token) {}
+    }
+
+    /// Arrives and waits for the others.
+    #[inline(always)]
+    pub fn arrive_and_wait(&self) {
+        let t = self.arrive();
+        self.wait(t);
+    }
+}

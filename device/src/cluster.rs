@@ -1,0 +1,76 @@
+//! Thread-block clusters (sm_90, GPU only): the cluster barrier and the cluster's shape.
+//!
+//! `barrier.cluster.arrive` is specified with `.release` and `barrier.cluster.wait` with
+//! `.acquire` semantics at cluster scope by default (PTX ISA, `barrier.cluster`), so writes
+//! before an arrival (including to another block's shared memory through [`map_shared`])
+//! are visible after the wait. The non-`.aligned` forms are used, for the same reason as
+//! `block::sync()` (the threads of a warp may reach them through different instructions).
+
+/// Waits until every thread of the cluster has arrived (`arrive` then `wait`).
+#[inline(always)]
+pub fn sync() {
+    arrive();
+    wait();
+}
+
+/// Arrives at the cluster barrier without waiting. PTX: `barrier.cluster.arrive.release`.
+#[inline(always)]
+pub fn arrive() {
+    // SAFETY: no operands; not `nomem`, so also a compiler barrier.
+    unsafe { core::arch::asm!("barrier.cluster.arrive.release;", options(nostack)) }
+}
+
+/// Arrives without ordering memory (`barrier.cluster.arrive.relaxed`): for a phase that only
+/// needs to know that everyone got there.
+#[inline(always)]
+pub fn arrive_relaxed() {
+    // SAFETY: as in `arrive`.
+    unsafe { core::arch::asm!("barrier.cluster.arrive.relaxed;", options(nostack)) }
+}
+
+/// Waits for the current phase of the cluster barrier. PTX: `barrier.cluster.wait.acquire`.
+#[inline(always)]
+pub fn wait() {
+    // SAFETY: as in `arrive`.
+    unsafe { core::arch::asm!("barrier.cluster.wait.acquire;", options(nostack)) }
+}
+
+macro_rules! cluster_register {
+    ($(#[$m:meta])* $name:ident, $reg:literal) => {
+        $(#[$m])*
+        #[inline(always)]
+        pub fn $name() -> u32 {
+            let v: u32;
+            // SAFETY: reads a special register.
+            unsafe { core::arch::asm!(concat!("mov.u32 {v}, ", $reg, ";"), v = out(reg32) v,
+                                      options(nostack, nomem, pure)) };
+            v
+        }
+    };
+}
+
+cluster_register!(
+    /// This block's rank within its cluster (`%cluster_ctarank`).
+    block_rank, "%cluster_ctarank");
+cluster_register!(
+    /// The number of blocks in the cluster (`%cluster_nctarank`).
+    block_count, "%cluster_nctarank");
+cluster_register!(
+    /// The cluster's index in the grid, flattened (`%clusterid.x`; 1-D grids).
+    index_x, "%clusterid.x");
+
+/// The address of the same shared-memory location in block `rank` of this cluster
+/// (distributed shared memory). PTX: `mapa.u64`.
+///
+/// # Safety
+/// `ptr` is a generic address of this block's shared memory and `rank < block_count()`.
+#[inline(always)]
+pub unsafe fn map_shared<T>(ptr: *mut T, rank: u32) -> *mut T {
+    let out: u64;
+    // SAFETY: computes an address (the caller's contract).
+    unsafe {
+        core::arch::asm!("mapa.u64 {o}, {p}, {r};", o = out(reg64) out, p = in(reg64) ptr,
+                         r = in(reg32) rank, options(nostack, nomem, pure))
+    };
+    out as *mut T
+}

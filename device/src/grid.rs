@@ -1,0 +1,86 @@
+//! `GridBarrier`: every thread of a cooperative launch waits for every other
+//! (cooperative groups' `grid.sync()`). GPU only.
+//!
+//! One `u32` in global memory (zeroed). Per phase: the block synchronizes (`barrier.sync`),
+//! then its thread 0 adds to the word with one `atom.add.release.gpu`: block 0 adds
+//! `0x8000_0000 - (blocks - 1)`, every other block adds 1, so the phase's arrivals together add
+//! exactly `0x8000_0000` and flip the top bit once all have arrived. Thread 0 polls
+//! `ld.acquire.gpu` until the top bit differs from what its own add returned, and the block
+//! synchronizes again.
+//!
+//! Why this is correct under the PTX memory model: the first `barrier.sync` orders the block's
+//! writes before thread 0's release-RMW; the arrivals form a chain of RMWs, and the value with
+//! the flipped bit is written by the last of them, so a poller's `ld.acquire` observes every
+//! block's release (observation through read-modify-writes); the second `barrier.sync` passes
+//! that on to the rest of its block (PTX ISA, "Memory Consistency Model", and `barrier`).
+//!
+//! Cooperative groups does the same arithmetic but adds a `fence.sc.gpu` (`__threadfence()`)
+//! before the add and after the poll; release/acquire on the atomics themselves is enough.
+//!
+//! The launch must be cooperative (all blocks co-resident), or the barrier deadlocks: the host
+//! crate's `Gpu::cooperative_config` sizes such a launch and refuses one that cannot fit.
+
+use crate::atomic::Atomic;
+use crate::block;
+use crate::scope::Gpu;
+use crate::wait::{poll_until, Backoff, Spin};
+use core::marker::PhantomData;
+use core::sync::atomic::Ordering::{Acquire, Release};
+
+/// A barrier for all threads of a cooperative grid, waiting with `B` (busy polling by
+/// default: one thread per block polls, and the wait is short).
+#[repr(C)]
+pub struct GridBarrier<B: Backoff = Spin> {
+    arrived: Atomic<u32, Gpu>,
+    backoff: PhantomData<B>,
+}
+
+// SAFETY: all state is atomic.
+unsafe impl<B: Backoff> Sync for GridBarrier<B> {}
+
+const FLIP: u32 = 0x8000_0000;
+
+impl<B: Backoff> GridBarrier<B> {
+    /// A fresh barrier (the zero word).
+    pub const fn new() -> Self {
+        GridBarrier {
+            arrived: Atomic::new(0),
+            backoff: PhantomData,
+        }
+    }
+
+    /// Views the barrier at `ptr`: one `u32`, zeroed before the launch.
+    ///
+    /// # Safety
+    /// `ptr` is valid, 4-byte aligned, in global memory, lives for the launch, and is used
+    /// only through `GridBarrier` meanwhile.
+    #[inline(always)]
+    pub unsafe fn from_ptr<'a>(ptr: *mut u32) -> &'a Self {
+        // SAFETY: `repr(C)` over one `Atomic<u32, Gpu>` and a ZST.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// Waits until every thread of the grid has called `sync` (the same number of times).
+    #[inline(always)]
+    pub fn sync(&self) {
+        block::sync();
+        if block::thread_rank() == 0 {
+            let add = if block::rank() == 0 {
+                FLIP - (block::count() - 1)
+            } else {
+                1
+            };
+            let before = self.arrived.fetch_add(add, Release);
+            poll_until::<B, _>(|| {
+                ((self.arrived.load(Acquire) ^ before) & FLIP != 0).then_some(())
+            });
+        }
+        block::sync();
+    }
+}
+
+impl<B: Backoff> Default for GridBarrier<B> {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,110 @@
+//! `Latch<S, B>`: a single-use countdown (`cuda::latch<Scope>`).
+//!
+//! One `u32` counts the arrivals still expected. `count_down(n)` is `atom.add.release` of
+//! `-n`; waiting is polling `ld.acquire` until 0. The zero a waiter reads is written by the
+//! last of a chain of release RMWs, so every counted-down thread's earlier writes are visible
+//! to every thread that has seen the latch open (PTX ISA, "Memory Consistency Model":
+//! observation through read-modify-writes, release/acquire patterns).
+//!
+//! `arrive_and_wait` is warp-aggregated on the GPU: the lanes that call it together meet at
+//! `bar.warp.sync` (which orders their memory accesses: PTX ISA, `bar.warp.sync`), one lane
+//! counts down for all of them and polls, and a second `bar.warp.sync` passes what it acquired
+//! to the others. One RMW and one poller per warp instead of 32.
+
+use crate::atomic::Atomic;
+use crate::scope::{Gpu, Scope};
+use crate::wait::{poll_until, poll_until_for, Backoff, NanoSleep, TimedOut};
+use crate::warp;
+use core::marker::PhantomData;
+use core::sync::atomic::Ordering::{Acquire, Release};
+
+/// A latch that opens once `expected` arrivals have been counted, for threads within scope
+/// `S`, waiting with `B`. Single use (make a new one per round). A latch of 0 is open.
+///
+/// ```
+/// use ptx_sync::{Gpu, Latch};
+/// let done: Latch<Gpu> = Latch::new(2);
+/// done.count_down(1);
+/// assert!(!done.try_wait());
+/// done.arrive_and_wait(); // the second arrival opens it
+/// assert!(done.try_wait());
+/// ```
+#[repr(C)]
+pub struct Latch<S: Scope = Gpu, B: Backoff = NanoSleep> {
+    pending: Atomic<u32, S>,
+    backoff: PhantomData<B>,
+}
+
+// SAFETY: all state is atomic.
+unsafe impl<S: Scope, B: Backoff> Sync for Latch<S, B> {}
+unsafe impl<S: Scope, B: Backoff> Send for Latch<S, B> {}
+
+impl<S: Scope, B: Backoff> Latch<S, B> {
+    const_fn! {
+    /// A latch waiting for `expected` arrivals (0: already open).
+    pub fn new(expected: u32) -> Self {
+        Latch {
+            pending: Atomic::new(expected),
+            backoff: PhantomData,
+        }
+    }
+    }
+
+    /// Views the latch at `ptr` (a `u32` holding the arrivals still expected).
+    ///
+    /// # Safety
+    /// `ptr` is valid, 4-byte aligned, lives for `'a`, and is accessed only atomically meanwhile.
+    #[inline(always)]
+    pub unsafe fn from_ptr<'a>(ptr: *mut u32) -> &'a Self {
+        // SAFETY: `repr(C)` with one `Atomic<u32, S>` (transparent over `u32`) and a ZST.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// Counts `n` arrivals (0 does nothing). In a debug build, counting below zero traps with
+    /// a message (a panic on the host).
+    ///
+    /// PTX: `atom.release.<scope>.add.u32` of `-n`.
+    #[inline(always)]
+    pub fn count_down(&self, n: u32) {
+        if n == 0 {
+            return;
+        }
+        let prev = self.pending.fetch_sub(n, Release);
+        if cfg!(debug_assertions) && prev < n {
+            crate::debug_trap(c"ptx-sync: Latch::count_down: counted below zero\n");
+        }
+    }
+
+    /// Whether the latch is open (`ld.acquire`): if so, every arrival's writes are visible.
+    #[inline(always)]
+    pub fn try_wait(&self) -> bool {
+        self.pending.load(Acquire) == 0
+    }
+
+    /// Waits until the latch is open.
+    #[inline(always)]
+    pub fn wait(&self) {
+        poll_until::<B, _>(|| self.try_wait().then_some(()));
+    }
+
+    /// Waits at most about `ns` nanoseconds for the latch to open.
+    #[inline(always)]
+    pub fn wait_for(&self, ns: u64) -> Result<(), TimedOut> {
+        poll_until_for::<B, _>(ns, || self.try_wait().then_some(()))
+    }
+
+    /// Counts one arrival for each calling thread and waits until the latch is open.
+    #[inline(always)]
+    pub fn arrive_and_wait(&self) {
+        let mask = warp::active_mask();
+        let leader = mask.trailing_zeros();
+        // Every lane's writes before this point are ordered before the leader's release.
+        warp::sync(mask);
+        if warp::lane() == leader {
+            self.count_down(mask.count_ones());
+            self.wait();
+        }
+        // What the leader acquired is ordered before the other lanes' later accesses.
+        warp::sync(mask);
+    }
+}

@@ -1,0 +1,145 @@
+//! `TicketLock<T, S, B>`: a FIFO-fair lock (libcu++ has none: NVIDIA/cccl#450).
+//!
+//! Two counters on separate 128-byte lines: `next` hands out tickets (`atom.add.relaxed`),
+//! `serving` names the ticket that holds the lock. A thread waits for its number
+//! (`ld.acquire`) and unlocks by publishing the next one (`st.release`), so threads enter in
+//! the order they took tickets and none can be overtaken forever.
+//!
+//! Why this is correct under the PTX memory model: the waiter's `ld.acquire` of `serving`
+//! reads the previous holder's `st.release`, so the release synchronizes with the acquire and
+//! the critical sections are ordered by causality order (PTX ISA, "Memory Consistency Model").
+//! Ticket numbers are unique because `atom.add` is atomic; the ticket itself needs no order.
+
+use crate::atomic::Atomic;
+use crate::scope::{Gpu, Scope};
+use crate::wait::{poll_until, poll_until_for, Backoff, NanoSleep};
+use core::cell::UnsafeCell;
+use core::marker::PhantomData;
+use core::ops::{Deref, DerefMut};
+use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+
+/// A first-come-first-served lock around a `T`, for threads within scope `S`, waiting with `B`.
+/// All-zero bytes are an unlocked lock (with a zeroed `T`).
+///
+/// ```
+/// use ptx_sync::{Gpu, TicketLock};
+/// let queue: TicketLock<u32, Gpu> = TicketLock::new(0);
+/// let mut g = queue.lock();
+/// *g += 1;
+/// assert_eq!(g.ticket(), 0);
+/// drop(g);
+/// assert_eq!(queue.lock().ticket(), 1);
+/// ```
+#[repr(C)]
+pub struct TicketLock<T, S: Scope = Gpu, B: Backoff = NanoSleep> {
+    next: Atomic<u32, S>,
+    // `serving` (polled by every waiter) on its own line, away from the `next` RMWs.
+    _line0: [u32; 31],
+    serving: Atomic<u32, S>,
+    _line1: [u32; 31],
+    data: UnsafeCell<T>,
+    backoff: PhantomData<B>,
+}
+
+// SAFETY: the lock serializes all access to `data`.
+unsafe impl<T: Send, S: Scope, B: Backoff> Sync for TicketLock<T, S, B> {}
+unsafe impl<T: Send, S: Scope, B: Backoff> Send for TicketLock<T, S, B> {}
+
+/// Proof of holding a [`TicketLock`]: derefs to the data; dropping it serves the next ticket.
+#[must_use = "the lock is released when the guard is dropped"]
+pub struct TicketGuard<'a, T, S: Scope, B: Backoff> {
+    lock: &'a TicketLock<T, S, B>,
+    ticket: u32,
+}
+
+impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
+    const_fn! {
+    /// An unlocked lock holding `value`.
+    pub fn new(value: T) -> Self {
+        TicketLock {
+            next: Atomic::new(0),
+            _line0: [0; 31],
+            serving: Atomic::new(0),
+            _line1: [0; 31],
+            data: UnsafeCell::new(value),
+            backoff: PhantomData,
+        }
+    }
+    }
+
+    /// Views the lock at `ptr` (for instance in zeroed global memory).
+    ///
+    /// # Safety
+    /// `ptr` points to a valid, aligned `TicketLock<T, S, B>` that lives for `'a`.
+    pub unsafe fn from_ptr<'a>(ptr: *mut Self) -> &'a Self {
+        // SAFETY: the caller's contract.
+        unsafe { &*ptr }
+    }
+
+    /// Takes a ticket and waits until it is served.
+    #[inline(always)]
+    pub fn lock(&self) -> TicketGuard<'_, T, S, B> {
+        let ticket = self.next.fetch_add(1, Relaxed);
+        poll_until::<B, _>(|| (self.serving.load(Acquire) == ticket).then_some(()));
+        TicketGuard { lock: self, ticket }
+    }
+
+    /// Takes the lock if no one holds or waits for it now; never waits (and never takes a
+    /// ticket it would have to wait for).
+    #[inline(always)]
+    pub fn try_lock(&self) -> Option<TicketGuard<'_, T, S, B>> {
+        let serving = self.serving.load(Acquire);
+        self.next
+            .compare_exchange(serving, serving.wrapping_add(1), Relaxed, Relaxed)
+            .ok()
+            .map(|ticket| TicketGuard { lock: self, ticket })
+    }
+
+    /// [`try_lock`](Self::try_lock) repeated for about `ns` nanoseconds. It never queues, so
+    /// it can lose to a steady stream of ticket holders.
+    #[inline(always)]
+    pub fn try_lock_for(&self, ns: u64) -> Option<TicketGuard<'_, T, S, B>> {
+        poll_until_for::<B, _>(ns, || self.try_lock()).ok()
+    }
+
+    /// Mutable access without locking.
+    pub fn get_mut(&mut self) -> &mut T {
+        self.data.get_mut()
+    }
+
+    /// Consumes the lock and returns the data.
+    pub fn into_inner(self) -> T {
+        self.data.into_inner()
+    }
+}
+
+impl<T, S: Scope, B: Backoff> TicketGuard<'_, T, S, B> {
+    /// This holder's ticket: holders enter in ticket order 0, 1, 2, ... (wrapping).
+    pub fn ticket(&self) -> u32 {
+        self.ticket
+    }
+}
+
+impl<T, S: Scope, B: Backoff> Drop for TicketGuard<'_, T, S, B> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.lock
+            .serving
+            .store(self.ticket.wrapping_add(1), Release);
+    }
+}
+
+impl<T, S: Scope, B: Backoff> Deref for TicketGuard<'_, T, S, B> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: the guard holds the lock.
+        unsafe { &*self.lock.data.get() }
+    }
+}
+
+impl<T, S: Scope, B: Backoff> DerefMut for TicketGuard<'_, T, S, B> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: the guard holds the lock.
+        unsafe { &mut *self.lock.data.get() }
+    }
+}
