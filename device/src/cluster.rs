@@ -69,7 +69,7 @@ pub unsafe fn map_shared<T>(ptr: *mut T, rank: u32) -> *mut T {
     let out: u64;
     // SAFETY: computes an address (the caller's contract).
     unsafe {
-        core::arch::asm!("mapa.u64 {o}, {p}, {r};", o = out(reg64) out, p = in(reg64) ptr,
+        core::arch::asm!("mapa.u64 {o}, {p}, {r};", o = out(reg64) out, p = in(reg64) ptr as u64,
                          r = in(reg32) rank, options(nostack, nomem, pure))
     };
     out as *mut T

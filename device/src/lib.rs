@@ -54,7 +54,7 @@ pub mod atomic;
 pub mod barrier;
 #[cfg(target_arch = "nvptx64")]
 pub mod block;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 pub mod block_barrier;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 pub mod cluster;
@@ -77,7 +77,7 @@ pub use atomic::{
     Atomic, AtomicF32, AtomicF64, AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicValue,
 };
 pub use barrier::{Barrier, Token};
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 pub use block_barrier::{BlockBarrier, BlockToken};
 pub use core::sync::atomic::Ordering;
 pub use fence::{compiler_fence, fence};

@@ -1,13 +1,13 @@
 //! `Mutex<T, S, B>`: a lock around a `T`, with an RAII guard.
 //!
 //! Algorithm (GPU): the lanes of a warp that call [`Mutex::lock`] together elect their lowest
-//! lane; only that leader competes for the lock word (test-and-test-and-set: `atom.exch.acquire`
+//! lane; only that leader competes for the lock word (test-and-test-and-set: `atom.cas.acquire`
 //! then relaxed polling with backoff `B`). Once it holds the lock, ownership passes from lane to
 //! lane inside the warp through a handoff word (`st.release.cta` / `ld.acquire.cta`), and only
 //! the last lane releases the lock word (`st.release.<S>`). One trip through L2 then serves up
 //! to 32 critical sections instead of one.
 //!
-//! Why this is correct under the PTX memory model: the leader's `atom.exch.acquire.<S>`
+//! Why this is correct under the PTX memory model: the leader's `atom.cas.acquire.<S>`
 //! synchronizes with the previous owner's `st.release.<S>`; `bar.warp.sync` orders the leader's
 //! reset of the handoff word before the other lanes poll it; each handoff is a release/acquire
 //! pair at `.cta` scope (the lanes share a CTA); and causality order is transitive, so the final
@@ -154,7 +154,13 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     #[inline(always)]
     fn acquire_word(&self) {
         let mut backoff = B::default();
-        while self.locked.swap(1, Acquire) != 0 {
+        // A CAS, not an exchange: a failed CAS writes nothing, so a loser leaves no store of
+        // its own in the word's history (same cost on the GPU; loom can only model this form).
+        while self
+            .locked
+            .compare_exchange(0, 1, Acquire, Relaxed)
+            .is_err()
+        {
             while self.locked.load(Relaxed) != 0 {
                 backoff.pause();
             }

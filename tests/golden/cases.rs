@@ -18,6 +18,10 @@ pub enum Kind {
     BlockSync,
     MutexLock,
     MutexTryLock,
+    /// A primitive's operation at a scope (ticket lock, semaphore, latch, barrier, atomic wait).
+    Primitive,
+    /// A GPU-only block, grid or cluster operation: no scope, no order.
+    Block,
     /// Waiting and warp helpers: no scope, no order.
     Wait,
 }
@@ -68,6 +72,31 @@ pub const OPS: &[Op] = &[
     Op { name: "block_sync", kind: Kind::BlockSync, types: NONE },
     Op { name: "mutex_lock", kind: Kind::MutexLock, types: U32 },
     Op { name: "mutex_try_lock", kind: Kind::MutexTryLock, types: U32 },
+    Op { name: "ticket_lock", kind: Kind::Primitive, types: U32 },
+    Op { name: "ticket_try_lock", kind: Kind::Primitive, types: U32 },
+    Op { name: "semaphore_acquire", kind: Kind::Primitive, types: U32 },
+    Op { name: "semaphore_try_acquire", kind: Kind::Primitive, types: U32 },
+    Op { name: "semaphore_release", kind: Kind::Primitive, types: U32 },
+    Op { name: "latch_count_down", kind: Kind::Primitive, types: U32 },
+    Op { name: "latch_try_wait", kind: Kind::Primitive, types: U32 },
+    Op { name: "latch_wait", kind: Kind::Primitive, types: U32 },
+    Op { name: "latch_arrive_and_wait", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_arrive", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_arrive_then_wait", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_arrive_and_wait", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_arrive_and_drop", kind: Kind::Primitive, types: U32 },
+    Op { name: "atomic_wait", kind: Kind::Primitive, types: U32 },
+    Op { name: "atomic_wait_until_for", kind: Kind::Primitive, types: U32 },
+    Op { name: "block_barrier_init", kind: Kind::Block, types: NONE },
+    Op { name: "block_barrier_arrive", kind: Kind::Block, types: NONE },
+    Op { name: "block_barrier_arrive_and_drop", kind: Kind::Block, types: NONE },
+    Op { name: "block_barrier_test_wait", kind: Kind::Block, types: NONE },
+    Op { name: "block_barrier_arrive_and_wait", kind: Kind::Block, types: NONE },
+    Op { name: "dynamic_shared_memory", kind: Kind::Block, types: NONE },
+    Op { name: "grid_sync", kind: Kind::Block, types: NONE },
+    Op { name: "cluster_sync", kind: Kind::Block, types: NONE },
+    Op { name: "cluster_arrive_relaxed", kind: Kind::Block, types: NONE },
+    Op { name: "cluster_map_shared", kind: Kind::Block, types: NONE },
     Op { name: "sleep_ns", kind: Kind::Wait, types: NONE },
     Op { name: "global_timer_ns", kind: Kind::Wait, types: NONE },
     Op { name: "lane", kind: Kind::Wait, types: NONE },
@@ -84,15 +113,17 @@ pub fn orders(kind: Kind) -> &'static [&'static str] {
         Kind::Fence | Kind::CompilerFence => &["Acquire", "Release", "AcqRel", "SeqCst"],
         Kind::VolatileRead | Kind::VolatileWrite | Kind::BlockSync => &["none"],
         Kind::MutexLock | Kind::MutexTryLock | Kind::Wait => &["none"],
+        Kind::Primitive | Kind::Block => &["none"],
     }
 }
 
 /// Failure orders of a compare-exchange.
 pub const CAS_FAILURE: [&str; 3] = ["Relaxed", "Acquire", "SeqCst"];
 
-/// Whether a case needs sm_90 (cluster scope, 128-bit atomics).
-pub fn needs_sm90(scope: &str, ty: &str) -> bool {
-    scope == "Cluster" || ty == "u128"
+/// Whether a case needs sm_90 (cluster scope and operations, 128-bit atomics, and
+/// `mbarrier.try_wait`, which the sm_90 build of `BlockBarrier::wait` uses).
+pub fn needs_sm90(op: &str, scope: &str, ty: &str) -> bool {
+    scope == "Cluster" || ty == "u128" || op.starts_with("cluster_") || op == "block_barrier_arrive_and_wait"
 }
 
 /// Every case as (kernel name, op, order or "success_failure", scope or "none", type).
@@ -104,6 +135,7 @@ pub fn cases() -> Vec<(String, &'static Op, String, &'static str, &'static str)>
             | Kind::VolatileRead
             | Kind::VolatileWrite
             | Kind::BlockSync
+            | Kind::Block
             | Kind::Wait => &["none"],
             _ => &SCOPES,
         };

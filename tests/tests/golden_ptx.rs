@@ -138,7 +138,7 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
         // the last lane's release at S.
         Kind::MutexLock => set(&[
             "activemask.b32",
-            &format!("atom.acquire.{s}.exch.b32"),
+            &format!("atom.acquire.{s}.cas.b32"),
             "bar.warp.sync",
             "ld.acquire.cta.b32",
             &format!("ld.relaxed.{s}.b32"),
@@ -154,6 +154,39 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
             "st.release.cta.b32",
             &format!("st.release.{s}.b32"),
         ]),
+        Kind::Primitive => primitive(op, &s),
+        Kind::Block => set(match op {
+            "block_barrier_init" => &["cvta.to.shared.u64", "mbarrier.init.shared.b64"],
+            "block_barrier_arrive" => &["cvta.to.shared.u64", "mbarrier.arrive.shared.b64"],
+            "block_barrier_arrive_and_drop" => {
+                &["cvta.to.shared.u64", "mbarrier.arrive_drop.shared.b64"]
+            }
+            "block_barrier_test_wait" => &[
+                "cvta.to.shared.u64",
+                "mbarrier.arrive.shared.b64",
+                "mbarrier.test_wait.shared.b64",
+            ],
+            // sm_90 only: the hardware-suspending `try_wait`.
+            "block_barrier_arrive_and_wait" => &[
+                "cvta.to.shared.u64",
+                "mbarrier.arrive.shared.b64",
+                "mbarrier.try_wait.shared.b64",
+            ],
+            "dynamic_shared_memory" => &["cvta.shared.u64"],
+            // No fence.sc: release/acquire on the arrival word (device/src/grid.rs).
+            "grid_sync" => &[
+                "barrier.sync",
+                "atom.release.gpu.add.u32",
+                "ld.acquire.gpu.b32",
+            ],
+            "cluster_sync" => &[
+                "barrier.cluster.arrive.release",
+                "barrier.cluster.wait.acquire",
+            ],
+            "cluster_arrive_relaxed" => &["barrier.cluster.arrive.relaxed"],
+            "cluster_map_shared" => &["mapa.u64"],
+            other => panic!("no oracle for {other}"),
+        }),
         Kind::Wait => vec![match op {
             "sleep_ns" => "nanosleep.u32",
             "global_timer_ns" => "mov.u64 %globaltimer",
@@ -163,6 +196,55 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
         }
         .to_string()],
     }
+}
+
+/// The instruction set of a primitive's operation at scope `s` (derived from each
+/// primitive's documented algorithm, not from its code).
+fn primitive(op: &str, s: &str) -> Vec<String> {
+    let f = |x: &str| x.replace("S", s);
+    let arrive = [
+        "ld.relaxed.S.b32",
+        "atom.acq_rel.S.add.u32",
+        "st.relaxed.S.b32",
+        "st.release.S.b32",
+    ];
+    let wait = ["ld.acquire.S.b32", "nanosleep.u32"];
+    let warp = ["activemask.b32", "bar.warp.sync", "mov.u32 %laneid"];
+    let list: Vec<&str> = match op {
+        // Ticket from `atom.add.relaxed`; wait on `serving` with acquire; serve the next.
+        "ticket_lock" => vec![
+            "atom.relaxed.S.add.u32",
+            "ld.acquire.S.b32",
+            "nanosleep.u32",
+            "st.release.S.b32",
+        ],
+        "ticket_try_lock" => vec![
+            "ld.acquire.S.b32",
+            "atom.relaxed.S.cas.b32",
+            "st.release.S.b32",
+        ],
+        // Test-and-test-and-set on the count.
+        "semaphore_acquire" => vec![
+            "ld.relaxed.S.b32",
+            "atom.acquire.S.cas.b32",
+            "nanosleep.u32",
+        ],
+        "semaphore_try_acquire" => vec!["ld.relaxed.S.b32", "atom.acquire.S.cas.b32"],
+        "semaphore_release" | "latch_count_down" => vec!["atom.release.S.add.u32"],
+        "latch_try_wait" => vec!["ld.acquire.S.b32"],
+        "latch_wait" | "atomic_wait" => wait.to_vec(),
+        "atomic_wait_until_for" => {
+            vec!["ld.acquire.S.b32", "nanosleep.u32", "mov.u64 %globaltimer"]
+        }
+        "latch_arrive_and_wait" => [&warp[..], &wait[..], &["atom.release.S.add.u32"]].concat(),
+        "barrier_arrive" => arrive.to_vec(),
+        "barrier_arrive_then_wait" => [&arrive[..], &wait[..]].concat(),
+        "barrier_arrive_and_wait" => [&arrive[..], &wait[..], &warp[..]].concat(),
+        "barrier_arrive_and_drop" => [&arrive[..], &["atom.relaxed.S.add.u32"]].concat(),
+        other => panic!("no oracle for {other}"),
+    };
+    let owned: Vec<String> = list.iter().map(|x| f(x)).collect();
+    set(&owned.iter().map(|x| x.as_str()).collect::<Vec<_>>())
 }
 
 /// Sorted, without duplicates.
@@ -175,7 +257,7 @@ fn set(items: &[&str]) -> Vec<String> {
 /// LLVM duplicates) the set of instructions.
 fn normalize(kind: Kind, insns: &[String]) -> Vec<String> {
     match kind {
-        Kind::MutexLock | Kind::MutexTryLock => {
+        Kind::MutexLock | Kind::MutexTryLock | Kind::Primitive | Kind::Block => {
             set(&insns.iter().map(|s| s.as_str()).collect::<Vec<_>>())
         }
         _ => insns.to_vec(),
@@ -203,6 +285,27 @@ fn kernels(ptx: &str) -> BTreeMap<String, Vec<String>> {
         let Some((_, insns)) = current.as_mut() else {
             continue;
         };
+        // The crate's own `asm!` may put several statements, a `{ }` scope and a label on one
+        // line: look at each statement.
+        for stmt in line.split(';') {
+            let stmt = stmt
+                .trim()
+                .trim_start_matches('{')
+                .trim_end_matches('}')
+                .trim();
+            let stmt = match stmt.split_once(':') {
+                Some((label, rest)) if !label.contains(char::is_whitespace) => rest.trim(),
+                _ => stmt,
+            };
+            statement(stmt, insns);
+        }
+    }
+    out
+}
+
+/// Records one PTX statement's memory-ordering opcode (and special registers it reads).
+fn statement(line: &str, insns: &mut Vec<String>) {
+    {
         let opcode = line
             .split_whitespace()
             .next()
@@ -219,6 +322,9 @@ fn kernels(ptx: &str) -> BTreeMap<String, Vec<String>> {
             "barrier.",
             "nanosleep.",
             "activemask.",
+            "mbarrier.",
+            "cvta.",
+            "mapa.",
         ]
         .iter()
         .any(|p| opcode.starts_with(p));
@@ -232,7 +338,6 @@ fn kernels(ptx: &str) -> BTreeMap<String, Vec<String>> {
             insns.push(opcode.to_string());
         }
     }
-    out
 }
 
 fn build(arch: xtask::Arch) -> (std::path::PathBuf, BTreeMap<String, Vec<String>>) {
@@ -287,7 +392,7 @@ fn pre_sm90_builds_leave_out_only_the_sm90_cases() {
         let present = found.contains_key(&name);
         assert_eq!(
             present,
-            !needs_sm90(scope, ty),
+            !needs_sm90(op.name, scope, ty),
             "{name}: present on sm_80 = {present}"
         );
         if present {

@@ -4,9 +4,14 @@
 #![feature(abi_ptx)]
 #![allow(unused_imports, unused_variables, clippy::missing_safety_doc)]
 
+#[cfg(target_feature = "sm_80")]
+use ptx_sync::BlockBarrier;
 #[cfg(target_feature = "sm_90")]
 use ptx_sync::Cluster;
-use ptx_sync::{compiler_fence, fence, volatile, Atomic, Cta, Gpu, Mutex, Ordering, Sys};
+use ptx_sync::{
+    compiler_fence, fence, volatile, Atomic, Barrier, Cta, Gpu, GridBarrier, Latch, Mutex,
+    Ordering, Semaphore, Sys, TicketLock,
+};
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

@@ -1,0 +1,242 @@
+//! Model checks of the primitives with loom: every interleaving (up to loom's bounds) of 2-3
+//! threads running the SAME algorithm the GPU runs, over loom's atomics (`--cfg loom` swaps
+//! the host backend). Data written under a lock or before an arrival lives in
+//! `loom::cell::UnsafeCell`, so loom also reports any access not ordered by happens-before:
+//! that is how a missing release or acquire shows up.
+//!
+//! Run: `RUSTFLAGS="--cfg loom" cargo test -p ptx-sync --test loom --release`
+#![cfg(loom)]
+
+use loom::cell::UnsafeCell;
+use loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use loom::sync::Arc;
+use loom::thread;
+use ptx_sync::{Atomic, Barrier, Gpu, Latch, Mutex, Ordering, Semaphore, TicketLock};
+
+/// Explores with a preemption bound, which keeps 3-thread models to seconds while still
+/// covering every schedule with up to that many forced switches.
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    model_bounded(3, f)
+}
+
+/// 3-thread models with fewer forced switches (a bound of 3 takes minutes to hours there;
+/// most concurrency bugs need only one or two preemptions to show, per the CHESS results
+/// loom's bound is modelled on).
+fn model_bounded(preemptions: u8, f: impl Fn() + Sync + Send + 'static) {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(preemptions as usize);
+    // Waiting threads yield on every poll; each yield is a branch loom must explore.
+    b.max_branches = 100_000;
+    b.check(f);
+}
+
+fn bump(cell: &UnsafeCell<u32>) {
+    cell.with_mut(|p| unsafe { *p += 1 });
+}
+
+fn read(cell: &UnsafeCell<u32>) -> u32 {
+    cell.with(|p| unsafe { *p })
+}
+
+#[test]
+fn mutex_excludes_and_publishes() {
+    model(|| {
+        let m = Arc::new(Mutex::<UnsafeCell<u32>, Gpu>::new(UnsafeCell::new(0)));
+        let m2 = m.clone();
+        let t = thread::spawn(move || bump(&m2.lock()));
+        bump(&m.lock());
+        t.join().unwrap();
+        assert_eq!(read(&m.lock()), 2);
+    });
+}
+
+#[test]
+fn mutex_three_threads() {
+    model_bounded(1, || {
+        let m = Arc::new(Mutex::<UnsafeCell<u32>, Gpu>::new(UnsafeCell::new(0)));
+        let ts: Vec<_> = (0..2)
+            .map(|_| {
+                let m = m.clone();
+                thread::spawn(move || bump(&m.lock()))
+            })
+            .collect();
+        bump(&m.lock());
+        ts.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(read(&m.lock()), 3);
+    });
+}
+
+#[test]
+fn mutex_try_lock_never_overlaps_a_holder() {
+    model(|| {
+        let m = Arc::new(Mutex::<UnsafeCell<u32>, Gpu>::new(UnsafeCell::new(0)));
+        let m2 = m.clone();
+        let t = thread::spawn(move || m2.try_lock().map(|g| bump(&g)).is_some() as u32);
+        let mine = m.try_lock().map(|g| bump(&g)).is_some() as u32;
+        let theirs = t.join().unwrap();
+        assert_eq!(read(&m.lock()), mine + theirs);
+    });
+}
+
+#[test]
+fn ticket_lock_serves_in_ticket_order() {
+    model(|| {
+        let m = Arc::new(TicketLock::<UnsafeCell<Vec<u32>>, Gpu>::new(
+            UnsafeCell::new(Vec::new()),
+        ));
+        let ts: Vec<_> = (0..2)
+            .map(|_| {
+                let m = m.clone();
+                thread::spawn(move || {
+                    let g = m.lock();
+                    let t = g.ticket();
+                    g.with_mut(|v| unsafe { (*v).push(t) });
+                })
+            })
+            .collect();
+        ts.into_iter().for_each(|t| t.join().unwrap());
+        let g = m.lock();
+        assert_eq!(g.ticket(), 2);
+        g.with(|v| assert_eq!(unsafe { &*v }, &[0, 1]));
+    });
+}
+
+#[test]
+fn semaphore_never_exceeds_max_and_wakes_waiters() {
+    model_bounded(2, || {
+        let sem = Arc::new(Semaphore::<Gpu, 2>::new(2));
+        let holders = Arc::new(AtomicUsize::new(0));
+        let passes = Arc::new(AtomicUsize::new(0));
+        let ts: Vec<_> = (0..3)
+            .map(|_| {
+                let (sem, holders, passes) = (sem.clone(), holders.clone(), passes.clone());
+                thread::spawn(move || {
+                    sem.acquire();
+                    let now = holders.fetch_add(1, SeqCst) + 1;
+                    assert!(now <= 2, "{now} holders of a semaphore of 2");
+                    holders.fetch_sub(1, SeqCst);
+                    passes.fetch_add(1, SeqCst);
+                    sem.release(1);
+                })
+            })
+            .collect();
+        // A lost wake-up would leave a thread polling forever: loom reports that.
+        ts.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(passes.load(SeqCst), 3);
+        assert_eq!(sem.available(), 2);
+    });
+}
+
+#[test]
+fn binary_semaphore_hands_over_data() {
+    model(|| {
+        let sem = Arc::new(Semaphore::<Gpu, 1>::new(0));
+        let data = Arc::new(UnsafeCell::new(0u32));
+        let (s2, d2) = (sem.clone(), data.clone());
+        let t = thread::spawn(move || {
+            d2.with_mut(|p| unsafe { *p = 7 });
+            s2.release(1);
+        });
+        sem.acquire();
+        assert_eq!(read(&data), 7);
+        t.join().unwrap();
+    });
+}
+
+#[test]
+fn latch_opens_after_every_arrival_with_their_writes() {
+    model(|| {
+        let latch = Arc::new(Latch::<Gpu>::new(2));
+        let cells: Arc<[UnsafeCell<u32>; 2]> = Arc::new([UnsafeCell::new(0), UnsafeCell::new(0)]);
+        let ts: Vec<_> = (0..2)
+            .map(|i| {
+                let (latch, cells) = (latch.clone(), cells.clone());
+                thread::spawn(move || {
+                    cells[i].with_mut(|p| unsafe { *p = i as u32 + 1 });
+                    latch.count_down(1);
+                })
+            })
+            .collect();
+        latch.wait();
+        assert_eq!(read(&cells[0]) + read(&cells[1]), 3);
+        ts.into_iter().for_each(|t| t.join().unwrap());
+    });
+}
+
+#[test]
+fn latch_arrive_and_wait_releases_all() {
+    model(|| {
+        let latch = Arc::new(Latch::<Gpu>::new(2));
+        let l2 = latch.clone();
+        let t = thread::spawn(move || l2.arrive_and_wait());
+        latch.arrive_and_wait();
+        assert!(latch.try_wait());
+        t.join().unwrap();
+    });
+}
+
+#[test]
+fn barrier_phases_publish_writes_and_completion() {
+    model(|| {
+        const N: usize = 2;
+        let bar = Arc::new(Barrier::<Gpu>::new(N as u32));
+        let slots: Arc<Vec<UnsafeCell<u32>>> =
+            Arc::new((0..N).map(|_| UnsafeCell::new(0)).collect());
+        let completed = Arc::new(UnsafeCell::new(0u32));
+        let run = |i: usize,
+                   bar: Arc<Barrier<Gpu>>,
+                   slots: Arc<Vec<UnsafeCell<u32>>>,
+                   done: Arc<UnsafeCell<u32>>| {
+            for phase in 1..=2u32 {
+                slots[i].with_mut(|p| unsafe { *p = phase });
+                bar.arrive_and_wait_with(|| bump(&done));
+                // The neighbour's write of this phase, and the completion step, are visible.
+                assert_eq!(read(&slots[(i + 1) % N]), phase);
+                assert_eq!(read(&done), phase);
+                // Nobody writes the next phase before everyone has read this one.
+                bar.arrive_and_wait();
+            }
+        };
+        let t = {
+            let (b, s, d) = (bar.clone(), slots.clone(), completed.clone());
+            thread::spawn(move || run(1, b, s, d))
+        };
+        run(0, bar, slots, completed);
+        t.join().unwrap();
+    });
+}
+
+#[test]
+fn barrier_split_arrive_wait_and_drop() {
+    model(|| {
+        let bar = Arc::new(Barrier::<Gpu>::new(2));
+        let data = Arc::new(UnsafeCell::new(0u32));
+        let (b2, d2) = (bar.clone(), data.clone());
+        let t = thread::spawn(move || {
+            d2.with_mut(|p| unsafe { *p = 5 });
+            b2.arrive_and_drop(); // leaves: later phases expect one thread
+        });
+        let token = bar.arrive();
+        bar.wait(token);
+        assert_eq!(read(&data), 5);
+        // A phase of one now: this thread alone completes it.
+        bar.arrive_and_wait();
+        t.join().unwrap();
+    });
+}
+
+#[test]
+fn atomic_wait_sees_the_change_and_its_payload() {
+    model(|| {
+        let flag = Arc::new(Atomic::<u32, Gpu>::new(0));
+        let data = Arc::new(UnsafeCell::new(0u32));
+        let (f2, d2) = (flag.clone(), data.clone());
+        let t = thread::spawn(move || {
+            d2.with_mut(|p| unsafe { *p = 9 });
+            f2.store(1, Ordering::Release);
+        });
+        assert_eq!(flag.wait(0, Ordering::Acquire), 1);
+        assert_eq!(read(&data), 9);
+        t.join().unwrap();
+    });
+}

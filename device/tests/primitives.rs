@@ -1,0 +1,187 @@
+//! The primitives on the host backend (core atomics) with real threads: the same algorithms
+//! the GPU runs, counted exactly. (loom.rs checks them exhaustively on small cases.)
+
+use ptx_sync::{Atomic, Barrier, Gpu, Latch, Ordering, Semaphore, Spin, TicketLock, TimedOut};
+use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+use std::thread;
+
+const THREADS: usize = 4;
+
+#[test]
+fn ticket_lock_counts_and_serves_in_order() {
+    let lock = TicketLock::<Vec<u32>, Gpu, Spin>::new(Vec::new());
+    thread::scope(|s| {
+        for _ in 0..THREADS {
+            s.spawn(|| {
+                for _ in 0..1000 {
+                    let mut g = lock.lock();
+                    let t = g.ticket();
+                    g.push(t);
+                }
+            });
+        }
+    });
+    let log = lock.into_inner();
+    assert_eq!(log.len(), THREADS * 1000);
+    assert!(
+        log.iter().enumerate().all(|(i, &t)| t == i as u32),
+        "served out of ticket order"
+    );
+}
+
+#[test]
+fn ticket_try_lock_fails_while_held_and_times_out() {
+    let lock = TicketLock::<u32, Gpu>::new(0);
+    let g = lock.lock();
+    assert!(lock.try_lock().is_none());
+    assert!(lock.try_lock_for(10_000).is_none());
+    drop(g);
+    assert_eq!(lock.try_lock().unwrap().ticket(), 1);
+}
+
+#[test]
+fn semaphore_bounds_holders_and_reaches_max() {
+    let sem = Semaphore::<Gpu, 3, Spin>::new(3);
+    let (holders, most, passes) = (AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0));
+    thread::scope(|s| {
+        for _ in 0..8 {
+            s.spawn(|| {
+                for _ in 0..2000 {
+                    sem.acquire();
+                    let h = holders.fetch_add(1, SeqCst) + 1;
+                    most.fetch_max(h, SeqCst);
+                    for _ in 0..50 {
+                        std::hint::spin_loop();
+                    }
+                    holders.fetch_sub(1, SeqCst);
+                    passes.fetch_add(1, SeqCst);
+                    sem.release(1);
+                }
+            });
+        }
+    });
+    assert_eq!(passes.load(SeqCst), 16_000);
+    assert!(most.load(SeqCst) <= 3, "{} holders", most.load(SeqCst));
+    assert_eq!(sem.available(), 3);
+}
+
+#[test]
+fn semaphore_try_acquire_for_expires_on_zero() {
+    let sem = Semaphore::<Gpu, 1>::new(0);
+    assert!(!sem.try_acquire());
+    assert!(!sem.try_acquire_for(10_000));
+    sem.release(1);
+    assert!(sem.try_acquire_for(10_000));
+}
+
+#[test]
+#[should_panic(expected = "count would exceed MAX")]
+fn semaphore_release_past_max_traps_in_debug() {
+    let sem = Semaphore::<Gpu, 1>::new(1);
+    sem.release(1);
+}
+
+#[test]
+#[should_panic(expected = "initial count above MAX")]
+fn semaphore_initial_above_max_panics() {
+    let _ = Semaphore::<Gpu, 2>::new(3);
+}
+
+#[test]
+fn latch_fan_in_sees_every_arrival() {
+    let latch = Latch::<Gpu>::new(THREADS as u32);
+    let arrived = AtomicU32::new(0);
+    thread::scope(|s| {
+        for _ in 0..THREADS {
+            s.spawn(|| {
+                arrived.fetch_add(1, SeqCst);
+                latch.arrive_and_wait();
+                assert_eq!(arrived.load(SeqCst), THREADS as u32);
+            });
+        }
+    });
+    assert!(latch.try_wait());
+}
+
+#[test]
+fn latch_of_zero_is_open_and_wait_for_expires() {
+    assert!(Latch::<Gpu>::new(0).try_wait());
+    let l = Latch::<Gpu>::new(1);
+    assert_eq!(l.wait_for(10_000), Err(TimedOut));
+    l.count_down(0); // counts nothing
+    assert!(!l.try_wait());
+    l.count_down(1);
+    assert_eq!(l.wait_for(10_000), Ok(()));
+}
+
+#[test]
+#[should_panic(expected = "counted below zero")]
+fn latch_counting_below_zero_traps_in_debug() {
+    Latch::<Gpu>::new(1).count_down(2);
+}
+
+#[test]
+fn barrier_neighbour_exchange_over_many_phases() {
+    const PHASES: u32 = 500;
+    let bar = Barrier::<Gpu, Spin>::new(THREADS as u32);
+    let slots: Vec<AtomicU32> = (0..THREADS).map(|_| AtomicU32::new(0)).collect();
+    let completions = AtomicU32::new(0);
+    let errors = AtomicU32::new(0);
+    thread::scope(|s| {
+        for i in 0..THREADS {
+            let (bar, slots, completions, errors) = (&bar, &slots, &completions, &errors);
+            s.spawn(move || {
+                for p in 1..=PHASES {
+                    slots[i].store(p, std::sync::atomic::Ordering::Relaxed);
+                    bar.arrive_and_wait_with(|| {
+                        completions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    });
+                    let n = slots[(i + 1) % THREADS].load(std::sync::atomic::Ordering::Relaxed);
+                    let c = completions.load(std::sync::atomic::Ordering::Relaxed);
+                    if n != p || c != p {
+                        errors.fetch_add(1, SeqCst);
+                    }
+                    let t = bar.arrive(); // split form for the second phase
+                    bar.wait(t);
+                }
+            });
+        }
+    });
+    assert_eq!(errors.load(SeqCst), 0);
+    assert_eq!(completions.load(SeqCst), PHASES);
+}
+
+#[test]
+fn barrier_arrive_and_drop_shrinks_later_phases() {
+    let bar = Barrier::<Gpu, Spin>::new(3);
+    thread::scope(|s| {
+        s.spawn(|| bar.arrive_and_drop());
+        for _ in 0..2 {
+            s.spawn(|| {
+                for _ in 0..100 {
+                    bar.arrive_and_wait();
+                }
+            });
+        }
+    });
+}
+
+#[test]
+#[should_panic(expected = "at least one thread")]
+fn barrier_of_zero_panics() {
+    let _ = Barrier::<Gpu>::new(0);
+}
+
+#[test]
+fn atomic_wait_returns_the_new_value_or_times_out() {
+    let a = Atomic::<u64, Gpu>::new(0);
+    thread::scope(|s| {
+        s.spawn(|| a.store(5, Ordering::Release));
+        assert_eq!(a.wait_until(Ordering::Acquire, |v| v == 5), 5);
+    });
+    assert_eq!(a.wait(0, Ordering::Acquire), 5);
+    assert_eq!(
+        a.wait_until_for(10_000, Ordering::Acquire, |v| v == 6),
+        Err(TimedOut)
+    );
+}
