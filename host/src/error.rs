@@ -41,6 +41,22 @@ pub enum Error {
         /// The device's name.
         device: String,
     },
+    /// The device cannot launch thread-block clusters (they need sm_90 or newer).
+    NoClusters {
+        /// The device's name.
+        device: String,
+        /// Its compute capability (major, minor).
+        compute_capability: (u32, u32),
+    },
+    /// A cluster launch this kernel or device cannot have; `why` says which limit.
+    BadCluster {
+        /// The kernel's name.
+        kernel: String,
+        /// The launch asked for.
+        config: crate::ClusterConfig,
+        /// What is wrong with it.
+        why: String,
+    },
     /// A request for zero elements or zero threads.
     Empty(&'static str),
     /// The GPU did not finish within the limit (a deadlocked or runaway kernel). The context
@@ -74,6 +90,16 @@ impl fmt::Display for Error {
                 limit.max_blocks, limit.blocks_per_sm, limit.sms
             ),
             Error::NoCooperativeLaunch { device } => write!(f, "{device} does not support cooperative launches"),
+            Error::NoClusters { device, compute_capability: (major, minor) } => write!(
+                f,
+                "{device} is sm_{major}{minor} without cluster launches: thread-block clusters need sm_90 or newer"
+            ),
+            Error::BadCluster { kernel, config: c, why } => write!(
+                f,
+                "cluster launch of `{kernel}` with grid ({}, {}, {}), clusters of ({}, {}, {}), {} threads a block: {why}",
+                c.grid_dim.0, c.grid_dim.1, c.grid_dim.2, c.cluster_dim.0, c.cluster_dim.1, c.cluster_dim.2,
+                c.block_dim.0 * c.block_dim.1 * c.block_dim.2
+            ),
             Error::Empty(what) => write!(f, "{what} must not be zero"),
             Error::Timeout { what, limit } => {
                 write!(f, "{what} did not finish within {:.1} s (deadlocked kernel?)", limit.as_secs_f64())

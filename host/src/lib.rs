@@ -2,8 +2,11 @@
 //!
 //! The host side of ptx-sync: a thin, typed layer on [cudarc] that loads the PTX the device
 //! crates build, launches kernels (cooperatively where spinning across blocks needs every block
-//! resident), gives system-scope memory that the CPU and GPU share, and waits with a watchdog
-//! so a deadlocked kernel becomes an error instead of a hang.
+//! resident, or in thread-block clusters: [`Gpu::cluster_launch`]), gives system-scope memory
+//! that the CPU and GPU share ([`MappedBuffer`]) with the device crate's primitives over it on
+//! the host side ([`sys`]: a `Latch<Sys>`, `Semaphore<Sys>`, flag that a host thread and a
+//! kernel use together), and waits with a watchdog so a deadlocked kernel becomes an error
+//! instead of a hang.
 //!
 //! cudarc is built with `dynamic-loading`: `libcuda.so` is opened at run time, so this crate
 //! builds on machines with no CUDA at all, and [`driver_available`] tells whether one is there.
@@ -24,13 +27,18 @@
 //! # Ok(()) }
 //! ```
 
+mod cluster;
 mod cooperative;
 mod error;
 mod gpu;
 mod mapped;
+pub mod sys;
 
+pub use cluster::{ClusterConfig, ClusterLaunch, ClusterLimit};
 pub use cooperative::CoopLimit;
 pub use cudarc;
 pub use error::{Error, Result};
 pub use gpu::{driver_available, Gpu, Kernel, Module};
 pub use mapped::{MappedBuffer, MappedWord};
+/// The device crate, whose primitives this crate also runs on the host (see [`sys`]).
+pub use ptx_sync;

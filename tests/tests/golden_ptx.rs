@@ -134,24 +134,20 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
         // Not `bar.sync` (= barrier.sync.aligned): see device/src/block.rs.
         Kind::BlockSync => vec!["barrier.sync".to_string()],
         // The warp-aggregated lock (device/src/mutex.rs), as a set: the leader's
-        // test-and-test-and-set on the lock word at scope S, the lane-to-lane handoff at .cta,
-        // the last lane's release at S.
+        // test-and-test-and-set on the lock word at scope S, the lane-to-lane handoff by
+        // warp barrier, the last lane's release at S.
         Kind::MutexLock => set(&[
             "activemask.b32",
             &format!("atom.acquire.{s}.cas.b32"),
             "bar.warp.sync",
-            "ld.acquire.cta.b32",
             &format!("ld.relaxed.{s}.b32"),
             "mov.u32 %laneid",
             "nanosleep.u32",
-            "st.relaxed.cta.b32",
-            "st.release.cta.b32",
             &format!("st.release.{s}.b32"),
         ]),
         Kind::MutexTryLock => set(&[
             &format!("atom.acquire.{s}.cas.b32"),
             "mov.u32 %laneid",
-            "st.release.cta.b32",
             &format!("st.release.{s}.b32"),
         ]),
         Kind::Primitive => primitive(op, &s),

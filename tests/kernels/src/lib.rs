@@ -4,11 +4,19 @@
 #![feature(abi_ptx, stdarch_nvptx)]
 
 mod atomics;
+mod barrier;
+mod cluster;
 mod convergence;
 mod harness;
+mod latch;
 mod message;
+mod misuse;
 mod mutex;
 mod readme;
+mod semaphore;
+mod sys;
+mod ticket;
+mod timed;
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

@@ -1,11 +1,19 @@
 //! The GPU test cases, one module per area; each module's `tests()` lists its cases.
 
 pub mod atomics;
+pub mod barrier;
+pub mod cluster;
 pub mod convergence;
 pub mod harness;
+pub mod latch;
 pub mod message;
+pub mod misuse;
 pub mod mutex;
 pub mod readme;
+pub mod semaphore;
+pub mod sys;
+pub mod ticket;
+pub mod timed;
 
 use crate::GpuTest;
 
@@ -16,6 +24,14 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(message::tests());
     all.extend(convergence::tests());
     all.extend(mutex::tests());
+    all.extend(ticket::tests());
+    all.extend(semaphore::tests());
+    all.extend(latch::tests());
+    all.extend(barrier::tests());
+    all.extend(timed::tests());
+    all.extend(misuse::tests());
+    all.extend(sys::tests());
+    all.extend(cluster::tests());
     all.extend(readme::tests());
     all
 }

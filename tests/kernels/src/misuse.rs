@@ -1,0 +1,41 @@
+//! Kernels of the misuse tests (tests/src/cases/misuse.rs): a deadlock the watchdog must
+//! catch, and the debug-build traps of over-released semaphores and over-counted latches
+//! (Cargo.toml builds ptx-sync with `debug-assertions = true`).
+
+use ptx_sync::{Gpu, Latch, Semaphore, Sys};
+
+/// Waits (`wait()`, no time limit) on the `Latch<Sys>` at `latch`, then sets `*passed = 1`.
+/// A latch that nobody counts down deadlocks it; the host may open it (mapped memory).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn misuse_latch_never_opened(latch: *mut u32, passed: *mut u32) {
+    Latch::<Sys>::from_ptr(latch).wait();
+    *passed = 1;
+}
+
+/// `Semaphore<Gpu, 1>` at `count` (0): `release(1)`, then `release(extra)`; `*done = 1` after.
+/// `extra = 1` exceeds MAX (a debug build traps), `extra = 0` is the control.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn misuse_semaphore_over_release(
+    count: *mut u32,
+    extra: u32,
+    done: *mut u32,
+) {
+    let sem = Semaphore::<Gpu, 1>::from_ptr(count);
+    sem.release(1);
+    sem.release(extra);
+    *done = 1;
+}
+
+/// `Latch<Gpu>` at `latch` (1): `count_down(1)`, then `count_down(extra)`; `*done = 1` after.
+/// `extra = 1` counts below zero (a debug build traps), `extra = 0` is the control.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn misuse_latch_count_below_zero(
+    latch: *mut u32,
+    extra: u32,
+    done: *mut u32,
+) {
+    let latch = Latch::<Gpu>::from_ptr(latch);
+    latch.count_down(1);
+    latch.count_down(extra);
+    *done = 1;
+}

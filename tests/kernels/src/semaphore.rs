@@ -1,0 +1,38 @@
+//! Kernels of the semaphore tests (tests/src/cases/semaphore.rs).
+
+use ptx_sync::{wait::sleep_ns, Atomic, Gpu, Ordering::*, Semaphore};
+
+/// Every thread acquires a unit `iters` times and, holding it, probes how many hold one now
+/// (and stays a little, so that holders overlap). `count` starts at `MAX` (the host sets it).
+/// `stats`: [0] holders now, [32] most holders ever seen, [64] passes.
+#[inline(always)]
+unsafe fn stress<const MAX: u32>(count: *mut u32, stats: *mut u32, iters: u32) {
+    let sem = Semaphore::<Gpu, MAX>::from_ptr(count);
+    let holders = Atomic::<u32, Gpu>::from_ptr(stats);
+    let most = Atomic::<u32, Gpu>::from_ptr(stats.add(32));
+    let passes = Atomic::<u32, Gpu>::from_ptr(stats.add(64));
+    for _ in 0..iters {
+        sem.acquire();
+        most.fetch_max(holders.fetch_add(1, Relaxed) + 1, Relaxed);
+        sleep_ns(200);
+        passes.fetch_add(1, Relaxed);
+        holders.fetch_sub(1, Relaxed);
+        sem.release(1);
+    }
+}
+
+/// [`stress`] for `Semaphore<Gpu, 4>`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn semaphore_stress_4(count: *mut u32, stats: *mut u32, iters: u32) {
+    stress::<4>(count, stats, iters)
+}
+
+/// [`stress`] for `Semaphore<Gpu, 32>`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn semaphore_stress_32(
+    count: *mut u32,
+    stats: *mut u32,
+    iters: u32,
+) {
+    stress::<32>(count, stats, iters)
+}

@@ -1,0 +1,255 @@
+//! Block and grid barriers, each checked by a double-buffered neighbour exchange (every
+//! participant writes its slot of phase i, passes the barrier, and reads its neighbour's slot,
+//! which must hold phase i's value): `BlockBarrier` (mbarrier) and `Barrier<Cta>` in shared
+//! memory, with split arrive/wait, completion steps and `arrive_and_drop`; `GridBarrier` and
+//! `Barrier<Gpu>` over cooperative launches, 100,000 phases each.
+
+use crate::{skip, Ctx, GpuTest};
+use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
+use std::time::{Duration, Instant};
+
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The kernels' `stats` (u64): stale neighbour reads, neighbour checks, completion-counter
+/// errors, phases (summed over blocks).
+struct Stats {
+    errors: u64,
+    checks: u64,
+    counter_errors: u64,
+    phases: u64,
+}
+
+impl Stats {
+    fn check(&self, want_checks: u64, want_phases: u64) -> Result<(), String> {
+        if self.errors != 0
+            || self.counter_errors != 0
+            || self.checks != want_checks
+            || self.phases != want_phases
+        {
+            return Err(format!(
+                "{} stale neighbour reads and {} completion-counter errors in {} checks (expected 0 in {want_checks}), {} phases (expected {want_phases})",
+                self.errors, self.counter_errors, self.checks, self.phases
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Launches a block-barrier kernel (`iters`, `stats`) on `blocks` x `threads` with `smem`
+/// bytes of dynamic shared memory; returns its stats and the time it took.
+fn launch_block_kernel(
+    ctx: &Ctx,
+    name: &str,
+    blocks: u32,
+    threads: u32,
+    smem: u32,
+    iters: u32,
+) -> Result<(Stats, Duration), String> {
+    let kernel = ctx.kernel(name)?;
+    let stats = ctx.gpu.zeros::<u64>(5).map_err(|e| e.to_string())?;
+    let mut b = ctx.gpu.stream().launch_builder(kernel.function());
+    b.arg(&iters).arg(&stats);
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: smem,
+    };
+    let start = Instant::now();
+    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
+    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+    let took = start.elapsed();
+    let s = ctx.gpu.download(&stats).map_err(|e| e.to_string())?;
+    Ok((
+        Stats {
+            errors: s[0],
+            checks: s[1],
+            counter_errors: s[2],
+            phases: s[3],
+        },
+        took,
+    ))
+}
+
+/// The block-barrier kernels' expected checks: all threads check before phase `iters / 2`,
+/// the even half (the odd threads drop out there) from then on.
+fn block_checks(blocks: u32, threads: u32, iters: u32) -> u64 {
+    let drop_at = (iters / 2) as u64;
+    let (t, i) = (threads as u64, iters as u64);
+    blocks as u64 * (t * drop_at + t / 2 * (i - drop_at))
+}
+
+fn block_barrier(ctx: &Ctx) -> Result<String, String> {
+    const THREADS: u32 = 256;
+    const ITERS: u32 = 10_000;
+    if ctx.gpu.compute_capability() < (8, 0) {
+        return skip("BlockBarrier (mbarrier) needs sm_80");
+    }
+    let blocks = 2 * ctx.gpu.sm_count();
+    let smem = 16 + 8 * THREADS;
+    let (s, took) =
+        launch_block_kernel(ctx, "block_barrier_exchange", blocks, THREADS, smem, ITERS)?;
+    s.check(
+        block_checks(blocks, THREADS, ITERS),
+        blocks as u64 * ITERS as u64,
+    )?;
+    Ok(format!(
+        "{} phases ({blocks} blocks x {ITERS}; arrive_and_wait, arrive+work+wait, arrive+test_wait; odd threads arrive_and_drop halfway), {} neighbour checks, 0 stale; {:.0} ns per phase",
+        s.phases,
+        s.checks,
+        took.as_secs_f64() * 1e9 / ITERS as f64
+    ))
+}
+
+fn barrier_cta(ctx: &Ctx) -> Result<String, String> {
+    const THREADS: u32 = 256;
+    const ITERS: u32 = 10_000;
+    let blocks = 2 * ctx.gpu.sm_count();
+    let smem = 32 + 8 * THREADS;
+    let (s, took) = launch_block_kernel(ctx, "barrier_cta_exchange", blocks, THREADS, smem, ITERS)?;
+    s.check(
+        block_checks(blocks, THREADS, ITERS),
+        blocks as u64 * ITERS as u64,
+    )?;
+    Ok(format!(
+        "{} phases ({blocks} blocks x {ITERS}; arrive_and_wait_with a completion counter checked by every thread, arrive+work+wait, arrive_and_wait; odd threads arrive_and_drop halfway), {} neighbour checks, 0 stale, 0 counter errors; {:.0} ns per phase",
+        s.phases,
+        s.checks,
+        took.as_secs_f64() * 1e9 / ITERS as f64
+    ))
+}
+
+fn grid_barrier(ctx: &Ctx) -> Result<String, String> {
+    const THREADS: u32 = 128;
+    const ROUNDS: u32 = 100_000;
+    let kernel = ctx.kernel("grid_barrier_exchange")?;
+    // As many blocks as can be resident at once: the largest grid the barrier supports.
+    let limit = ctx
+        .gpu
+        .cooperative_limit(&kernel, THREADS, 0)
+        .map_err(|e| e.to_string())?;
+    let blocks = limit.max_blocks;
+    let cfg = ctx
+        .gpu
+        .cooperative_config(&kernel, blocks, THREADS, 0)
+        .map_err(|e| e.to_string())?;
+    let bar = ctx.gpu.zeros::<u32>(1).map_err(|e| e.to_string())?;
+    let slots = ctx
+        .gpu
+        .zeros::<u32>(2 * (blocks * THREADS) as usize)
+        .map_err(|e| e.to_string())?;
+    let stats = ctx.gpu.zeros::<u64>(5).map_err(|e| e.to_string())?;
+    let mut b = ctx.gpu.stream().launch_builder(kernel.function());
+    b.arg(&bar).arg(&ROUNDS).arg(&slots).arg(&stats);
+    let start = Instant::now();
+    unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
+    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+    let took = start.elapsed();
+    let s = ctx.gpu.download(&stats).map_err(|e| e.to_string())?;
+    let word = ctx.gpu.download(&bar).map_err(|e| e.to_string())?[0];
+    let s = Stats {
+        errors: s[0],
+        checks: s[1],
+        counter_errors: s[2],
+        phases: s[3],
+    };
+    s.check(
+        ROUNDS as u64 * (blocks * THREADS) as u64,
+        ROUNDS as u64 * blocks as u64,
+    )?;
+    // Every phase adds 0x8000_0000 in all.
+    let want_word = ROUNDS.wrapping_mul(0x8000_0000);
+    if word != want_word {
+        return Err(format!(
+            "barrier word {word:#x} after {ROUNDS} phases (expected {want_word:#x})"
+        ));
+    }
+    Ok(format!(
+        "{ROUNDS} grid phases x {blocks} blocks ({} per SM x {} SMs) x {THREADS} threads, {} neighbour checks, 0 stale; {:.2} us per phase",
+        limit.blocks_per_sm,
+        limit.sms,
+        s.checks,
+        took.as_secs_f64() * 1e6 / ROUNDS as f64
+    ))
+}
+
+fn barrier_gpu(ctx: &Ctx) -> Result<String, String> {
+    const THREADS: u32 = 128;
+    const ROUNDS: u32 = 100_000;
+    let kernel = ctx.kernel("barrier_gpu_exchange")?;
+    let blocks = 2 * ctx.gpu.sm_count();
+    // Waiting on other blocks needs them all resident: a cooperative launch guarantees it.
+    let cfg = ctx
+        .gpu
+        .cooperative_config(&kernel, blocks, THREADS, 0)
+        .map_err(|e| e.to_string())?;
+    // A fresh Barrier<Gpu> of `blocks` threads: [pending, expected, phase].
+    let bar = ctx
+        .gpu
+        .upload(&[blocks, blocks, 0])
+        .map_err(|e| e.to_string())?;
+    let counter = ctx.gpu.zeros::<u32>(1).map_err(|e| e.to_string())?;
+    let slots = ctx
+        .gpu
+        .zeros::<u32>(2 * (blocks * THREADS) as usize)
+        .map_err(|e| e.to_string())?;
+    let stats = ctx.gpu.zeros::<u64>(5).map_err(|e| e.to_string())?;
+    let mut b = ctx.gpu.stream().launch_builder(kernel.function());
+    b.arg(&bar)
+        .arg(&counter)
+        .arg(&ROUNDS)
+        .arg(&slots)
+        .arg(&stats);
+    let start = Instant::now();
+    unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
+    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+    let took = start.elapsed();
+    let s = ctx.gpu.download(&stats).map_err(|e| e.to_string())?;
+    let bar = ctx.gpu.download(&bar).map_err(|e| e.to_string())?;
+    let counter = ctx.gpu.download(&counter).map_err(|e| e.to_string())?[0];
+    let s = Stats {
+        errors: s[0],
+        checks: s[1],
+        counter_errors: s[2],
+        phases: s[3],
+    };
+    s.check(
+        ROUNDS as u64 * (blocks * THREADS) as u64,
+        ROUNDS as u64 * blocks as u64,
+    )?;
+    let completions = ROUNDS.div_ceil(3);
+    if counter != completions || bar != [blocks, blocks, ROUNDS] {
+        return Err(format!(
+            "completion counter {counter} (expected {completions}), barrier words {bar:?} (expected [{blocks}, {blocks}, {ROUNDS}])"
+        ));
+    }
+    Ok(format!(
+        "{ROUNDS} phases x {blocks} blocks x {THREADS} threads (thread 0 arrives: arrive_and_wait_with, arrive+wait, arrive_and_wait), {} neighbour checks, 0 stale, {completions} completions each seen by every thread; {:.2} us per phase",
+        s.checks,
+        took.as_secs_f64() * 1e6 / ROUNDS as f64
+    ))
+}
+
+pub fn tests() -> Vec<GpuTest> {
+    vec![
+        GpuTest {
+            name: "barrier_block_mbarrier_exchange",
+            timeout: TIMEOUT,
+            run: block_barrier,
+        },
+        GpuTest {
+            name: "barrier_cta_generic_exchange_completion_drop",
+            timeout: TIMEOUT,
+            run: barrier_cta,
+        },
+        GpuTest {
+            name: "barrier_grid_cooperative_exchange",
+            timeout: TIMEOUT,
+            run: grid_barrier,
+        },
+        GpuTest {
+            name: "barrier_gpu_global_memory_exchange",
+            timeout: TIMEOUT,
+            run: barrier_gpu,
+        },
+    ]
+}

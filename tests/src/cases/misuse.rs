@@ -1,0 +1,201 @@
+//! Misuse: a kernel deadlocked on a latch nobody opens is caught (by `Gpu::wait`'s limit in
+//! the process, and by the runner's watchdog with the test's name), and a debug build of the
+//! primitives traps on a semaphore released past MAX and on a latch counted below zero
+//! (tests/kernels builds ptx-sync with `debug-assertions = true`).
+
+use crate::{Ctx, GpuTest};
+use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use ptx_sync_host::{Error, MappedBuffer};
+use std::process::Command;
+use std::sync::atomic::Ordering::{Acquire, Release};
+use std::time::{Duration, Instant};
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+const ONE_THREAD: LaunchConfig = LaunchConfig {
+    grid_dim: (1, 1, 1),
+    block_dim: (1, 1, 1),
+    shared_mem_bytes: 0,
+};
+
+/// A kernel waits with `wait()` on a `Latch<Sys>` in mapped memory that nobody counts down:
+/// `Gpu::wait` must give up with `Error::Timeout` while the kernel is stuck; once the host opens
+/// the latch, the same kernel must finish (so it was the latch that held it).
+fn latch_deadlock_times_out(ctx: &Ctx) -> Result<String, String> {
+    let limit = Duration::from_millis(500);
+    let kernel = ctx.kernel("misuse_latch_never_opened")?;
+    let buf = MappedBuffer::<u32>::new(&ctx.gpu, 64).map_err(|e| e.to_string())?;
+    let words = buf.atomics_u32();
+    words[0].store(1, Release); // the latch expects one arrival that never comes
+    let (latch, passed) = (buf.device_ptr(), buf.device_ptr() + 128);
+    let mut b = ctx.gpu.stream().launch_builder(kernel.function());
+    b.arg(&latch).arg(&passed);
+    let start = Instant::now();
+    unsafe { b.launch(ONE_THREAD) }.map_err(|e| format!("launch: {e}"))?;
+    match ctx.gpu.wait(limit) {
+        Err(Error::Timeout { .. }) => {}
+        Err(e) => return Err(format!("expected a timeout, got: {e}")),
+        Ok(()) => return Err("a wait() on a latch that never opened returned".into()),
+    }
+    let stuck = start.elapsed();
+    if words[32].load(Acquire) != 0 {
+        return Err("the kernel passed a latch that never opened".into());
+    }
+    words[0].store(0, Release); // open it
+    ctx.gpu
+        .wait(TIMEOUT)
+        .map_err(|e| format!("after the host opened the latch: {e}"))?;
+    if words[32].load(Acquire) != 1 {
+        return Err("the kernel finished without passing the latch".into());
+    }
+    Ok(format!(
+        "Gpu::wait gave Timeout after {:.2} s while the kernel waited on a closed latch; it finished once the host opened the latch",
+        stuck.as_secs_f64()
+    ))
+}
+
+/// Hidden: deadlocks for good (a latch of 1 in device memory, never counted down).
+fn latch_deadlock(ctx: &Ctx) -> Result<String, String> {
+    let kernel = ctx.kernel("misuse_latch_never_opened")?;
+    let latch = ctx.gpu.upload(&[1u32]).map_err(|e| e.to_string())?;
+    let passed = ctx.gpu.zeros::<u32>(1).map_err(|e| e.to_string())?;
+    let mut b = ctx.gpu.stream().launch_builder(kernel.function());
+    b.arg(&latch).arg(&passed);
+    unsafe { b.launch(ONE_THREAD) }.map_err(|e| format!("launch: {e}"))?;
+    ctx.gpu
+        .wait(Duration::from_secs(600))
+        .map_err(|e| e.to_string())?;
+    Err("the deadlocked kernel finished".into())
+}
+
+/// Runs the hidden `__latch_deadlock` in a child runner with a 2 s limit: the runner's
+/// watchdog must kill it and report `TIMEOUT __latch_deadlock`.
+fn deadlock_reported_by_watchdog(ctx: &Ctx) -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    let out = Command::new(exe)
+        .arg("--ptx-dir")
+        .arg(&ctx.ptx_dir)
+        .args([
+            "--filter",
+            "__latch_deadlock",
+            "--include-hidden",
+            "--timeout-scale",
+            "0.0667",
+        ])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let took = start.elapsed();
+    if out.status.code() != Some(1)
+        || !text.contains("TIMEOUT __latch_deadlock")
+        || !text.contains("0 passed, 1 failed")
+    {
+        return Err(format!(
+            "child runner exit {:?}, output:\n{text}",
+            out.status.code()
+        ));
+    }
+    if took > Duration::from_secs(20) {
+        return Err(format!("the watchdog took {took:?}"));
+    }
+    Ok(format!(
+        "a latch wait() that never opens reported as `TIMEOUT __latch_deadlock` in {:.1} s",
+        took.as_secs_f64()
+    ))
+}
+
+/// Runs `kernel(word, extra, done)` on one thread and returns the driver's verdict.
+fn misuse_launch(
+    ctx: &Ctx,
+    kernel: &str,
+    word: &CudaSlice<u32>,
+    extra: u32,
+    done: &CudaSlice<u32>,
+) -> Result<Result<(), Error>, String> {
+    let kernel = ctx.kernel(kernel)?;
+    let mut b = ctx.gpu.stream().launch_builder(kernel.function());
+    b.arg(word).arg(&extra).arg(done);
+    unsafe { b.launch(ONE_THREAD) }.map_err(|e| format!("launch: {e}"))?;
+    Ok(ctx.gpu.wait(TIMEOUT))
+}
+
+/// The control (`extra = 0`) must finish with `final_word`; the misuse (`extra = 1`) must make
+/// the launch fail with a driver error (the trap).
+fn traps(
+    ctx: &Ctx,
+    kernel: &str,
+    initial: u32,
+    final_word: u32,
+    what: &str,
+) -> Result<String, String> {
+    let word = ctx.gpu.upload(&[initial]).map_err(|e| e.to_string())?;
+    let done = ctx.gpu.zeros::<u32>(1).map_err(|e| e.to_string())?;
+    misuse_launch(ctx, kernel, &word, 0, &done)?
+        .map_err(|e| format!("the control launch failed: {e}"))?;
+    let (w, d) = (
+        ctx.gpu.download(&word).map_err(|e| e.to_string())?[0],
+        ctx.gpu.download(&done).map_err(|e| e.to_string())?[0],
+    );
+    if w != final_word || d != 1 {
+        return Err(format!(
+            "control: word {w} (expected {final_word}), done {d} (expected 1)"
+        ));
+    }
+    let word = ctx.gpu.upload(&[initial]).map_err(|e| e.to_string())?;
+    let done = ctx.gpu.zeros::<u32>(1).map_err(|e| e.to_string())?;
+    match misuse_launch(ctx, kernel, &word, 1, &done)? {
+        Err(e @ Error::Driver { .. }) => Ok(format!(
+            "the control ran clean; {what} failed the launch: {e}"
+        )),
+        Err(e) => Err(format!("expected a trap, got: {e}")),
+        Ok(()) => Err(format!(
+            "{what} was not caught (is ptx-sync built with debug-assertions?)"
+        )),
+    }
+}
+
+pub fn tests() -> Vec<GpuTest> {
+    vec![
+        GpuTest {
+            name: "misuse_latch_never_opened_times_out",
+            timeout: TIMEOUT,
+            run: latch_deadlock_times_out,
+        },
+        GpuTest {
+            name: "misuse_deadlock_reported_by_watchdog",
+            timeout: Duration::from_secs(60),
+            run: deadlock_reported_by_watchdog,
+        },
+        GpuTest {
+            name: "misuse_semaphore_over_release_traps",
+            timeout: TIMEOUT,
+            run: |ctx| {
+                traps(
+                    ctx,
+                    "misuse_semaphore_over_release",
+                    0,
+                    1,
+                    "releasing Semaphore<Gpu, 1> past MAX",
+                )
+            },
+        },
+        GpuTest {
+            name: "misuse_latch_count_below_zero_traps",
+            timeout: TIMEOUT,
+            run: |ctx| {
+                traps(
+                    ctx,
+                    "misuse_latch_count_below_zero",
+                    1,
+                    0,
+                    "counting a latch below zero",
+                )
+            },
+        },
+        GpuTest {
+            name: "__latch_deadlock",
+            timeout: Duration::from_secs(30),
+            run: latch_deadlock,
+        },
+    ]
+}

@@ -1,0 +1,51 @@
+//! Counting semaphores under full contention (all SMs x 256 threads): never more than MAX
+//! holders, exactly MAX at some moment, every pass counted, every unit returned.
+
+use crate::{Ctx, GpuTest};
+use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
+use std::time::Duration;
+
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+fn stress(ctx: &Ctx, kernel: &str, max: u32) -> Result<String, String> {
+    let (blocks, threads, iters) = (ctx.gpu.sm_count(), 256u32, 4u32);
+    let total = blocks * threads * iters;
+    let kernel = ctx.kernel(kernel)?;
+    let count = ctx.gpu.upload(&[max]).map_err(|e| e.to_string())?;
+    let stats = ctx.gpu.zeros::<u32>(96).map_err(|e| e.to_string())?;
+    let mut b = ctx.gpu.stream().launch_builder(kernel.function());
+    b.arg(&count).arg(&stats).arg(&iters);
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
+    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+    let count = ctx.gpu.download(&count).map_err(|e| e.to_string())?[0];
+    let s = ctx.gpu.download(&stats).map_err(|e| e.to_string())?;
+    let (left, most, passes) = (s[0], s[32], s[64]);
+    if passes != total || most != max || left != 0 || count != max {
+        return Err(format!(
+            "{passes} passes (expected {total}), most holders at once {most} (expected exactly {max}), holders left {left}, free units at the end {count} (expected {max})"
+        ));
+    }
+    Ok(format!(
+        "{total} passes by {blocks}x{threads} threads, exact; most holders at once: {most} = MAX; all {max} units returned"
+    ))
+}
+
+pub fn tests() -> Vec<GpuTest> {
+    vec![
+        GpuTest {
+            name: "semaphore_max4_all_sms_x256",
+            timeout: TIMEOUT,
+            run: |ctx| stress(ctx, "semaphore_stress_4", 4),
+        },
+        GpuTest {
+            name: "semaphore_max32_all_sms_x256",
+            timeout: TIMEOUT,
+            run: |ctx| stress(ctx, "semaphore_stress_32", 32),
+        },
+    ]
+}
