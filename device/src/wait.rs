@@ -88,16 +88,6 @@ pub fn sleep_ns(ns: u32) {
     }
 }
 
-/// One busy-wait step without sleeping (for waits of a few hundred cycles, such as a turn
-/// handed within a warp). Yields under loom.
-#[inline(always)]
-pub(crate) fn spin_hint() {
-    #[cfg(not(loom))]
-    core::hint::spin_loop();
-    #[cfg(loom)]
-    loom::thread::yield_now();
-}
-
 /// A timed wait ran out before its condition held.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimedOut;

@@ -124,7 +124,8 @@ pub const OUT: usize = 128;
 ///   running total over the rounds), and only the round's last block counts down the latch
 ///   (armed with 1): the acq_rel chain carries every block's writes to it, and its
 ///   `atom.release.sys` carries them on to the host. One RMW on host memory per round instead
-///   of one per block.
+///   of one per block (the polling of `GO` by every block is unchanged).
+///
 /// Dynamic shared memory: 4 bytes (the block's stop flag). `stats[b]` = errors of block b.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn sys_latch_rounds(
@@ -157,12 +158,9 @@ pub unsafe extern "ptx-kernel" fn sys_latch_rounds(
         let me = b * threads + t;
         buf.add(OUT + me as usize).write(input.wrapping_add(me));
         block::sync();
-        if t == 0 {
-            if aggregate == 0 {
-                latch.count_down(1);
-            } else if arrived.fetch_add(1, AcqRel) == r * blocks - 1 {
-                latch.count_down(1);
-            }
+        // Aggregated: only the round's last block (by the running total) counts down.
+        if t == 0 && (aggregate == 0 || arrived.fetch_add(1, AcqRel) == r * blocks - 1) {
+            latch.count_down(1);
         }
     }
     if t == 0 {

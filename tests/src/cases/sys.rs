@@ -246,10 +246,12 @@ fn consume(ctx: &Ctx, window: u32) -> Result<String, String> {
 /// Rounds of fan-in to the host: the host raises a `Sys` flag, every block writes one word per
 /// thread, and the host waits on a `Latch<Sys>` (with `HostBackoff` or a spin), then checks every
 /// word. The GPU counts the latch down once per block, or (`aggregate`) once per round: the
-/// blocks meet on a `Gpu`-scope counter in device memory and the last one counts down. Each
-/// GPU RMW on one word of host memory is a serialized round trip over PCIe, so this is the
-/// difference between one and `blocks` of them per round. Cooperative launch: the host waits
-/// for every block.
+/// blocks meet on a `Gpu`-scope counter in device memory and the last one counts down, which
+/// checks that a `Gpu`-scope acq_rel chain followed by one `Sys` release carries every block's
+/// writes to the host. (On the H100 both took the same time per round: the 132 blocks polling
+/// the host's flag, not the count-downs, set the pace; see ptx_sync_host::sys.) The `host_spin`
+/// variant measures what `HostBackoff` costs against a pure spin. Cooperative launch: the
+/// host waits for every block.
 fn latch_rounds(ctx: &Ctx, aggregate: bool, how: HostWait) -> Result<String, String> {
     const ROUNDS: u32 = 1_000;
     const THREADS: u32 = 128;
