@@ -1,4 +1,4 @@
-//! The Rust side of cases 1-3 (bench/kernels): the same shapes, work and checks as the C++
+//! The Rust side of every case (bench/kernels): the same shapes, work and checks as the C++
 //! references in bench/cpp/reference.cu.
 
 use crate::reference::Sample;
@@ -35,22 +35,150 @@ pub fn names() -> Vec<String> {
             v.push(format!("fence/{f}/{s}"));
         }
     }
-    for shape in ["1x32", "132x32", "132x256"] {
-        v.push(format!("mutex/{shape}"));
+    for kind in ["mutex", "semaphore4", "semaphore32"] {
+        for shape in ["1x32", "132x32", "132x256"] {
+            v.push(format!("{kind}/{shape}"));
+        }
+    }
+    v.push("latch/132x128".into());
+    for b in [
+        "syncthreads",
+        "cuda_barrier",
+        "split_arrive_wait",
+        "generic",
+    ] {
+        v.push(format!("block_barrier/{b}"));
+    }
+    for b in ["grid_sync", "cuda_barrier"] {
+        for n in ["132", "264"] {
+            v.push(format!("grid_barrier/{b}/{n}"));
+        }
     }
     v
 }
 
-/// `Mutex<u32, Gpu>` around `counter += 1`; the shapes of reference.cu's `shape()`.
-fn mutex(gpu: &Gpu, m: &Module, shape: &str) -> Sample {
-    let (blocks, threads, iters): (u32, u32, i32) = match shape {
+/// The shapes of reference.cu's `shape()`: (blocks, threads, iterations per thread).
+fn lock_shape(shape: &str) -> Result<(u32, u32, i32), String> {
+    Ok(match shape {
         "1x32" => (1, 32, 64),
         "132x32" => (132, 32, 16),
         "132x256" => (132, 256, 4),
         _ => return Err(format!("unknown shape {shape}")),
+    })
+}
+
+/// `Semaphore<Gpu, MAX>`: holders count themselves in and out; never more than MAX.
+fn semaphore(gpu: &Gpu, m: &Module, kind: &str, shape: &str) -> Sample {
+    let (blocks, threads, iters) = lock_shape(shape)?;
+    let max: u32 = if kind == "semaphore4" { 4 } else { 32 };
+    let k = m
+        .kernel(&format!("{kind}__holders"))
+        .map_err(|e| e.to_string())?;
+    let sem = gpu.upload(&[max]).map_err(|e| e.to_string())?;
+    let stats: CudaSlice<u32> = gpu.zeros(96).map_err(|e| e.to_string())?;
+    let mut b = gpu.stream().launch_builder(k.function());
+    b.arg(&sem).arg(&stats).arg(&iters);
+    let ms = timed(gpu, b, cfg(blocks, threads))?;
+    let h = gpu.download(&stats).map_err(|e| e.to_string())?;
+    let units = gpu.download(&sem).map_err(|e| e.to_string())?[0];
+    let total = blocks * threads * iters as u32;
+    if h[64] != total || h[32] > max || h[0] != 0 || units != max {
+        return Err(format!(
+            "wrong result: passes {}/{total}, most holders {} (max {max}), left {}, units {units}",
+            h[64], h[32], h[0]
+        ));
+    }
+    Ok((ms, total as f64))
+}
+
+/// `Latch<Gpu>` fan-in: 500 rounds, a fresh latch of 132 per round, cooperative launch.
+fn latch(gpu: &Gpu, m: &Module) -> Sample {
+    let (blocks, threads, rounds) = (132u32, 128u32, 500i32);
+    let k = m.kernel("latch__fan_in").map_err(|e| e.to_string())?;
+    let latches = gpu
+        .upload(&vec![blocks; rounds as usize])
+        .map_err(|e| e.to_string())?;
+    let arrived: CudaSlice<u32> = gpu.zeros(1).map_err(|e| e.to_string())?;
+    let errors: CudaSlice<u32> = gpu.zeros(1).map_err(|e| e.to_string())?;
+    let cfg = gpu
+        .cooperative_config(&k, blocks, threads, 0)
+        .map_err(|e| e.to_string())?;
+    let mut b = gpu.stream().launch_builder(k.function());
+    b.arg(&latches).arg(&arrived).arg(&rounds).arg(&errors);
+    let ms = timed_cooperative(gpu, b, cfg)?;
+    let e = gpu.download(&errors).map_err(|e| e.to_string())?[0];
+    if e != 0 {
+        return Err(format!("wrong result: {e} early wake-ups"));
+    }
+    Ok((ms, rounds as f64))
+}
+
+/// Block barriers: 132 x 256 threads, 10000 phases, double-buffered neighbour exchange.
+fn block_barrier(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
+    let (blocks, threads, iters) = (132u32, 256u32, 10_000i32);
+    let k = m.kernel(kname).map_err(|e| e.to_string())?;
+    let errors: CudaSlice<u32> = gpu.zeros(1).map_err(|e| e.to_string())?;
+    let sink: CudaSlice<f32> = gpu.zeros(1).map_err(|e| e.to_string())?;
+    let mut b = gpu.stream().launch_builder(k.function());
+    b.arg(&iters).arg(&errors);
+    if kname.ends_with("split_arrive_wait") {
+        b.arg(&sink);
+    }
+    let mut c = cfg(blocks, threads);
+    c.shared_mem_bytes = 16 + 2 * threads * 4;
+    let ms = timed(gpu, b, c)?;
+    let e = gpu.download(&errors).map_err(|e| e.to_string())?[0];
+    if e != 0 {
+        return Err(format!("wrong result: {e} stale neighbour reads"));
+    }
+    Ok((ms, iters as f64))
+}
+
+/// Grid barriers: 2000 rounds, 128 threads a block, cooperative launch.
+fn grid_barrier(gpu: &Gpu, m: &Module, kname: &str, blocks: u32) -> Sample {
+    let rounds = 2000i32;
+    let k = m.kernel(kname).map_err(|e| e.to_string())?;
+    // GridBarrier: one zero word. Barrier<Gpu>: [expected, expected, phase 0].
+    let init: &[u32] = if kname.contains("grid_sync") {
+        &[0]
+    } else {
+        &[blocks, blocks, 0]
     };
+    let bar = gpu.upload(init).map_err(|e| e.to_string())?;
+    let slots = gpu
+        .upload(&vec![-1i32; 2 * blocks as usize])
+        .map_err(|e| e.to_string())?;
+    let errors: CudaSlice<u32> = gpu.zeros(1).map_err(|e| e.to_string())?;
+    let cfg = gpu
+        .cooperative_config(&k, blocks, 128, 0)
+        .map_err(|e| e.to_string())?;
+    let mut b = gpu.stream().launch_builder(k.function());
+    b.arg(&bar).arg(&slots).arg(&rounds).arg(&errors);
+    let ms = timed_cooperative(gpu, b, cfg)?;
+    let e = gpu.download(&errors).map_err(|e| e.to_string())?[0];
+    if e != 0 {
+        return Err(format!("wrong result: {e} stale neighbour reads"));
+    }
+    Ok((ms, rounds as f64))
+}
+
+/// [`timed`] for a cooperative launch.
+fn timed_cooperative(gpu: &Gpu, mut launch: LaunchArgs, cfg: LaunchConfig) -> Result<f64, String> {
+    launch.record_kernel_launch(CUevent_flags::CU_EVENT_DEFAULT);
+    let events = unsafe { launch.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
+    gpu.wait(LIMIT).map_err(|e| e.to_string())?;
+    let (start, end) = events.ok_or("no events recorded")?;
+    start
+        .elapsed_ms(&end)
+        .map(|ms| ms as f64)
+        .map_err(|e| e.to_string())
+}
+
+/// `Mutex<u32, Gpu>` around `counter += 1`; the shapes of reference.cu's `shape()`.
+fn mutex(gpu: &Gpu, m: &Module, shape: &str) -> Sample {
+    let (blocks, threads, iters) = lock_shape(shape)?;
     let k = m.kernel("mutex__counter").map_err(|e| e.to_string())?;
-    // Mutex<u32, Gpu>: lock-word line, handoff line, then the counter (all zero: unlocked, 0).
+    // Mutex<u32, Gpu>: lock-word line, a reserved line, then the counter (zero: unlocked, 0).
     let lock: CudaSlice<u32> = gpu.zeros(65).map_err(|e| e.to_string())?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&lock).arg(&iters);
@@ -224,6 +352,16 @@ pub fn run(gpu: &Gpu, m: &Module, case: &str) -> Sample {
         ["mp", "pingpong", "host"] => pingpong_host(gpu, m),
         ["fence", ..] => fence(gpu, m, &kname),
         ["mutex", shape] => mutex(gpu, m, shape),
+        [kind @ ("semaphore4" | "semaphore32"), shape] => semaphore(gpu, m, kind, shape),
+        ["latch", "132x128"] => latch(gpu, m),
+        ["block_barrier", _] => block_barrier(gpu, m, &kname),
+        ["grid_barrier", _, n] => {
+            let blocks = n
+                .parse()
+                .map_err(|_| format!("bad block count in {case}"))?;
+            let kname = kname.rsplit_once("__").map(|(k, _)| k).unwrap_or(&kname);
+            grid_barrier(gpu, m, kname, blocks)
+        }
         _ => Err(format!("no Rust side for {case}")),
     }
 }

@@ -6,7 +6,10 @@
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
-use ptx_sync::{fence, Atomic, Cta, Gpu, Mutex, Ordering, Ordering::*, Scope, ScopeKind, Sys};
+use ptx_sync::{
+    block, fence, volatile, Atomic, Barrier, BlockBarrier, Cta, Gpu, GridBarrier, Latch, Mutex,
+    Ordering, Ordering::*, Scope, ScopeKind, Semaphore, Spin, Sys,
+};
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
@@ -523,4 +526,211 @@ pub unsafe extern "ptx-kernel" fn mutex__counter(m: *mut Mutex<u32, Gpu>, iters:
     for _ in 0..iters {
         *m.lock() += 1;
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cases 5-8: the primitives, each with the shape, work and check of its C++ counterpart.
+
+/// `semaphore{4,32}/*`: holders count themselves in and out under the semaphore.
+#[inline(always)]
+unsafe fn semaphore_body<const MAX: u32>(s: *mut u32, stats: *mut u32, iters: i32) {
+    let s = Semaphore::<Gpu, MAX>::from_ptr(s);
+    let holders = Atomic::<u32, Gpu>::from_ptr(stats);
+    let most = Atomic::<u32, Gpu>::from_ptr(stats.add(32));
+    let passes = Atomic::<u32, Gpu>::from_ptr(stats.add(64));
+    for _ in 0..iters {
+        s.acquire();
+        let h = holders.fetch_add(1, Relaxed) + 1;
+        most.fetch_max(h, Relaxed);
+        passes.fetch_add(1, Relaxed);
+        holders.fetch_sub(1, Relaxed);
+        s.release(1);
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn semaphore4__holders(s: *mut u32, stats: *mut u32, iters: i32) {
+    semaphore_body::<4>(s, stats, iters)
+}
+
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn semaphore32__holders(s: *mut u32, stats: *mut u32, iters: i32) {
+    semaphore_body::<32>(s, stats, iters)
+}
+
+/// `latch/132x128`: per round, thread 0 of every block counts down a fresh latch and waits.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn latch__fan_in(
+    latches: *mut u32,
+    arrived: *mut u32,
+    rounds: i32,
+    errors: *mut u32,
+) {
+    let count = Atomic::<u32, Gpu>::from_ptr(arrived);
+    let err = Atomic::<u32, Gpu>::from_ptr(errors);
+    for r in 0..rounds as u32 {
+        block::sync();
+        if block::thread_x() == 0 {
+            count.fetch_add(1, Relaxed);
+            Latch::<Gpu>::from_ptr(latches.add(r as usize)).arrive_and_wait();
+            if count.load(Relaxed) < (r + 1) * block::grid_x() {
+                err.fetch_add(1, Relaxed);
+            }
+        }
+        block::sync();
+    }
+}
+
+/// Dynamic shared memory of the block-barrier kernels: the barrier (16 bytes reserved), then
+/// the double-buffered exchange `buf[2][blockDim]`.
+const BB_BUF: usize = 16;
+
+#[inline(always)]
+unsafe fn bb_slot(phase: i32, t: u32) -> *mut i32 {
+    let buf = block::dynamic_shared_memory().add(BB_BUF).cast::<i32>();
+    buf.add((phase & 1) as usize * block::dim_x() as usize + t as usize)
+}
+
+/// One phase's neighbour check: 1 if the neighbour's slot is not this phase's.
+#[inline(always)]
+unsafe fn bb_stale(phase: i32) -> u32 {
+    let n = block::dim_x();
+    (bb_slot(phase, (block::thread_x() + 1) % n).read() != phase) as u32
+}
+
+#[inline(always)]
+unsafe fn bb_report(errors: *mut u32, err: u32) {
+    if err != 0 {
+        Atomic::<u32, Gpu>::from_ptr(errors).fetch_add(err, Relaxed);
+    }
+}
+
+/// `block_barrier/syncthreads`: `block::sync()` (`barrier.sync 0`).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn block_barrier__syncthreads(iters: i32, errors: *mut u32) {
+    let mut err = 0;
+    for i in 0..iters {
+        bb_slot(i, block::thread_x()).write(i);
+        block::sync();
+        err += bb_stale(i);
+    }
+    bb_report(errors, err);
+}
+
+/// `block_barrier/cuda_barrier`: `BlockBarrier` (mbarrier) in shared memory.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn block_barrier__cuda_barrier(iters: i32, errors: *mut u32) {
+    let bar = BlockBarrier::from_ptr(block::dynamic_shared_memory().cast());
+    if block::thread_x() == 0 {
+        bar.init(block::dim_x());
+    }
+    block::sync();
+    let mut err = 0;
+    for i in 0..iters {
+        bb_slot(i, block::thread_x()).write(i);
+        bar.arrive_and_wait();
+        err += bb_stale(i);
+    }
+    bb_report(errors, err);
+}
+
+/// `block_barrier/split_arrive_wait`: `arrive`, 16 steps of independent work, `wait`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn block_barrier__split_arrive_wait(
+    iters: i32,
+    errors: *mut u32,
+    sink: *mut f32,
+) {
+    let bar = BlockBarrier::from_ptr(block::dynamic_shared_memory().cast());
+    if block::thread_x() == 0 {
+        bar.init(block::dim_x());
+    }
+    block::sync();
+    let mut err = 0;
+    let mut acc = block::thread_x() as f32;
+    for i in 0..iters {
+        bb_slot(i, block::thread_x()).write(i);
+        let token = bar.arrive();
+        for _ in 0..16 {
+            acc = acc * 0.999 + 1.0;
+        }
+        bar.wait(token);
+        err += bb_stale(i);
+    }
+    bb_report(errors, err);
+    if acc == -1.0 {
+        *sink = acc;
+    }
+}
+
+/// `block_barrier/generic` (Rust only): the portable `Barrier<Cta>` in shared memory.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn block_barrier__generic(iters: i32, errors: *mut u32) {
+    let bar = Barrier::<Cta>::from_ptr(block::dynamic_shared_memory().cast());
+    if block::thread_x() == 0 {
+        bar.init(block::dim_x());
+    }
+    block::sync();
+    let mut err = 0;
+    for i in 0..iters {
+        bb_slot(i, block::thread_x()).write(i);
+        bar.arrive_and_wait();
+        err += bb_stale(i);
+    }
+    bb_report(errors, err);
+}
+
+/// `grid_barrier/grid_sync/*`: thread 0 writes its slot, the whole grid syncs, thread 0 reads
+/// its neighbour's (double-buffered), as the C++ does around `grid.sync()`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn grid_barrier__grid_sync(
+    bar: *mut u32,
+    slots: *mut i32,
+    rounds: i32,
+    errors: *mut u32,
+) {
+    let bar = GridBarrier::<Spin>::from_ptr(bar);
+    let (b, nb) = (block::index_x() as usize, block::grid_x() as usize);
+    let mut err = 0;
+    for r in 0..rounds {
+        let row = slots.add((r & 1) as usize * nb);
+        if block::thread_x() == 0 {
+            volatile::write_volatile(row.add(b), r);
+        }
+        bar.sync();
+        if block::thread_x() == 0 {
+            err += (volatile::read_volatile(row.add((b + 1) % nb)) != r) as u32;
+        }
+    }
+    bb_report(errors, err);
+}
+
+/// `grid_barrier/cuda_barrier/*`: `Barrier<Gpu>` (three words in global memory), thread 0 of
+/// each block arriving between two block barriers, as the C++ does with
+/// `cuda::barrier<thread_scope_device>`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn grid_barrier__cuda_barrier(
+    bar: *mut u32,
+    slots: *mut i32,
+    rounds: i32,
+    errors: *mut u32,
+) {
+    let bar = Barrier::<Gpu>::from_ptr(bar);
+    let (b, nb) = (block::index_x() as usize, block::grid_x() as usize);
+    let mut err = 0;
+    for r in 0..rounds {
+        let row = slots.add((r & 1) as usize * nb);
+        if block::thread_x() == 0 {
+            volatile::write_volatile(row.add(b), r);
+        }
+        block::sync();
+        if block::thread_x() == 0 {
+            bar.arrive_and_wait();
+        }
+        block::sync();
+        if block::thread_x() == 0 {
+            err += (volatile::read_volatile(row.add((b + 1) % nb)) != r) as u32;
+        }
+    }
+    bb_report(errors, err);
 }
