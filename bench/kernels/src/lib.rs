@@ -6,9 +6,12 @@
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
+// `mbarrier` (BlockBarrier) is sm_80+: its kernels exist only in sm_80+ builds.
+#[cfg(target_feature = "sm_80")]
+use ptx_sync::BlockBarrier;
 use ptx_sync::{
-    block, fence, volatile, Atomic, Barrier, BlockBarrier, Cta, Gpu, GridBarrier, Latch, Mutex,
-    Ordering, Ordering::*, Scope, ScopeKind, Semaphore, Spin, Sys,
+    block, fence, volatile, Atomic, Barrier, Cta, Gpu, GridBarrier, Latch, Mutex, Ordering,
+    Ordering::*, Scope, ScopeKind, Semaphore, Spin, Sys,
 };
 
 #[panic_handler]
@@ -618,6 +621,7 @@ pub unsafe extern "ptx-kernel" fn block_barrier__syncthreads(iters: i32, errors:
 }
 
 /// `block_barrier/cuda_barrier`: `BlockBarrier` (mbarrier) in shared memory.
+#[cfg(target_feature = "sm_80")]
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn block_barrier__cuda_barrier(iters: i32, errors: *mut u32) {
     let bar = BlockBarrier::from_ptr(block::dynamic_shared_memory().cast());
@@ -635,6 +639,7 @@ pub unsafe extern "ptx-kernel" fn block_barrier__cuda_barrier(iters: i32, errors
 }
 
 /// `block_barrier/split_arrive_wait`: `arrive`, 16 steps of independent work, `wait`.
+#[cfg(target_feature = "sm_80")]
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn block_barrier__split_arrive_wait(
     iters: i32,
