@@ -89,3 +89,15 @@ impl Permutation {
 pub fn word(instance: u64, loc: u64, locations: u64, stride: u64) -> u64 {
     (instance * locations + loc) * stride
 }
+
+/// The inverse of `p` modulo `n` (`p` coprime to `n`).
+pub fn inverse(p: u64, n: u64) -> u64 {
+    let (mut t, mut new_t, mut r, mut new_r) = (0i128, 1i128, n as i128, (p % n) as i128);
+    while new_r != 0 {
+        let q = r / new_r;
+        (t, new_t) = (new_t, t - q * new_t);
+        (r, new_r) = (new_r, r - q * new_r);
+    }
+    assert_eq!(r, 1, "{p} is not invertible modulo {n}");
+    t.rem_euclid(n as i128) as u64
+}

@@ -1,7 +1,7 @@
 //! The litmus suite's CPU side: the oracle tables, the SC enumeration, the classification and
 //! the placement, checked without a GPU.
 
-use ptx_sync_litmus::layout::{gcd, word, Permutation};
+use ptx_sync_litmus::layout::{gcd, inverse, word, Permutation};
 use ptx_sync_litmus::oracle::{Class, Oracle, Variant};
 use ptx_sync_litmus::tests::{shape, SHAPES};
 use std::collections::BTreeSet;
@@ -105,4 +105,17 @@ fn locations_are_at_least_a_stride_apart() {
         .collect();
     words.sort();
     assert!(words.windows(2).all(|w| w[1] - w[0] >= stride));
+}
+
+#[test]
+fn inverse_undoes_the_multiplier() {
+    let n = 132 * 256;
+    let p = Permutation::new(n, 256, 2, 3).unwrap();
+    let inv = inverse(p.multiplier, n);
+    for t in [0u64, 1, 255, 256, 33791] {
+        for r in 0..2u32 {
+            let i = ((t + n - (r as u64 * p.shift) % n) % n * inv) % n;
+            assert_eq!(p.thread(i, r), t);
+        }
+    }
 }

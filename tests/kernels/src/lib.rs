@@ -9,6 +9,7 @@ mod cluster;
 mod convergence;
 mod harness;
 mod latch;
+mod litmus;
 mod message;
 mod misuse;
 mod mutex;
