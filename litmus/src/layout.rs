@@ -101,3 +101,40 @@ pub fn inverse(p: u64, n: u64) -> u64 {
     assert_eq!(r, 1, "{p} is not invertible modulo {n}");
     t.rem_euclid(n as i128) as u64
 }
+
+/// One role per thread: the threads are split into `roles` contiguous groups of whole blocks
+/// (so the roles of an instance run in different CTAs, and with blocks dealt round-robin to
+/// SMs, on different SMs), and within group `r` the thread with local index `j` plays role `r`
+/// of instance `(j * multiplier) mod group`, a coprime permutation that changes per launch.
+/// Every thread runs at once after the rendezvous, so the two sides of an instance overlap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Groups {
+    /// Threads per group (= instances per launch), a whole number of blocks.
+    pub group: u64,
+    pub multiplier: u64,
+}
+
+impl Groups {
+    /// `None` if there are fewer blocks than roles.
+    pub fn new(threads: u64, block: u64, roles: u32, seed: u64) -> Option<Groups> {
+        let blocks = threads.checked_div(block)?;
+        let per = blocks / roles as u64;
+        if per == 0 {
+            return None;
+        }
+        let group = per * block;
+        let multiplier = coprime_from(group, 3 + seed % group);
+        Some(Groups { group, multiplier })
+    }
+
+    /// (instance, role) of `thread`, or `None` for a thread beyond the last group.
+    pub fn role_of(&self, thread: u64, roles: u32) -> Option<(u64, u32)> {
+        let r = thread / self.group;
+        (r < roles as u64).then(|| {
+            (
+                (thread % self.group) * self.multiplier % self.group,
+                r as u32,
+            )
+        })
+    }
+}

@@ -119,3 +119,34 @@ fn inverse_undoes_the_multiplier() {
         }
     }
 }
+
+#[test]
+fn groups_give_each_instance_every_role_once_in_distinct_ctas() {
+    use ptx_sync_litmus::layout::Groups;
+    for (threads, block, roles) in [
+        (132 * 256u64, 256u64, 2u32),
+        (132 * 256, 256, 3),
+        (132 * 256, 256, 4),
+    ] {
+        let g = Groups::new(threads, block, roles, 11).unwrap();
+        let mut seen = vec![vec![None; roles as usize]; g.group as usize];
+        for t in 0..threads {
+            if let Some((i, r)) = g.role_of(t, roles) {
+                assert!(
+                    seen[i as usize][r as usize].is_none(),
+                    "instance {i} role {r} twice"
+                );
+                seen[i as usize][r as usize] = Some(t / block);
+            }
+        }
+        for (i, ctas) in seen.iter().enumerate() {
+            let ctas: Vec<u64> = ctas.iter().map(|c| c.expect("every role played")).collect();
+            for a in 0..ctas.len() {
+                assert!(
+                    ctas[a + 1..].iter().all(|c| *c != ctas[a]),
+                    "instance {i}: roles share a CTA"
+                );
+            }
+        }
+    }
+}

@@ -56,45 +56,42 @@ pub unsafe extern "ptx-kernel" fn litmus_mp(
 /// Any litmus shape, from data (litmus/src/tests.rs): `prog[r * 4 + k]` is role `r`'s
 /// instruction `k` encoded as `op | loc << 8 | value << 16` (op 1 = store, 2 = load,
 /// 3 = fence, 0 = end). Synchronized (`sync != 0`): every store `st.release.gpu`, every load
-/// `ld.acquire.gpu`, fences `fence.sc.gpu`; otherwise everything relaxed and no fences. Each
-/// thread plays every role, each for its own instance; loads go to `out[i * regs + base_r + j]`.
+/// `ld.acquire.gpu`, fences `fence.sc.gpu`; otherwise everything relaxed and no fences.
+/// One role per thread (litmus/src/layout.rs `Groups`): thread `t` plays role `t / group` of
+/// instance `(t % group) * multiplier % group`; loads go to `out[i * regs + base_r + j]`.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn litmus_shape(
     mem: *mut u32,
     out: *mut u32,
     start: *mut u64,
-    params: *const u64, // [n, p_inv, shift, stride, sync, roles, locations, regs]
+    params: *const u64, // [group, multiplier, 0, stride, sync, roles, locations, regs]
     prog: *const u32,   // [roles * 4] instructions, then [roles] register bases
 ) {
-    let (n, p_inv, shift, stride, sync) = (
-        *params,
-        *params.add(1),
-        *params.add(2),
-        *params.add(3),
-        *params.add(4) != 0,
-    );
+    let (group, multiplier, stride, sync) =
+        (*params, *params.add(1), *params.add(3), *params.add(4) != 0);
     let (roles, locations, regs) = (*params.add(5), *params.add(6), *params.add(7));
     let t = crate::global_id() as u64;
     rendezvous(start);
-    for role in 0..roles {
-        let i = ((t + n - (role * shift) % n) % n * p_inv) % n;
-        let mut reg = i * regs + *prog.add((roles * 4 + role) as usize) as u64;
-        for k in 0..4 {
-            let insn = *prog.add((role * 4 + k) as usize);
-            let (op, loc, value) = (insn & 0xff, (insn >> 8) & 0xff, insn >> 16);
-            let a = Atomic::<u32, Gpu>::from_ptr(
-                mem.add(((i * locations + loc as u64) * stride) as usize),
-            );
-            match op {
-                1 => a.store(value, if sync { Release } else { Relaxed }),
-                2 => {
-                    *out.add(reg as usize) = a.load(if sync { Acquire } else { Relaxed });
-                    reg += 1;
-                }
-                3 if sync => ptx_sync::fence::<Gpu>(SeqCst),
-                3 => {}
-                _ => break,
+    let role = t / group;
+    if role >= roles {
+        return;
+    }
+    let i = (t % group) * multiplier % group;
+    let mut reg = i * regs + *prog.add((roles * 4 + role) as usize) as u64;
+    for k in 0..4 {
+        let insn = *prog.add((role * 4 + k) as usize);
+        let (op, loc, value) = (insn & 0xff, (insn >> 8) & 0xff, insn >> 16);
+        let a =
+            Atomic::<u32, Gpu>::from_ptr(mem.add(((i * locations + loc as u64) * stride) as usize));
+        match op {
+            1 => a.store(value, if sync { Release } else { Relaxed }),
+            2 => {
+                *out.add(reg as usize) = a.load(if sync { Acquire } else { Relaxed });
+                reg += 1;
             }
+            3 if sync => ptx_sync::fence::<Gpu>(SeqCst),
+            3 => {}
+            _ => break,
         }
     }
 }

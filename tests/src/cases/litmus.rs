@@ -4,7 +4,7 @@
 
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::PushKernelArg;
-use ptx_sync_litmus::layout::{inverse, Permutation};
+use ptx_sync_litmus::layout::{inverse, Groups, Permutation};
 use ptx_sync_litmus::oracle::{Class, Oracle, Variant};
 use ptx_sync_litmus::tests::shape;
 use std::collections::BTreeMap;
@@ -103,7 +103,7 @@ pub fn tests() -> Vec<GpuTest> {
 /// Every shape of the litmus crate, synchronized and relaxed, from data (`litmus_shape`).
 fn all_shapes(ctx: &Ctx) -> Result<String, String> {
     use ptx_sync_litmus::tests::{Insn, SHAPES};
-    const ROUNDS: u64 = 20;
+    const ROUNDS: u64 = 100;
     let (blocks, threads) = (ctx.gpu.sm_count(), 256u32);
     let n = (blocks * threads) as u64;
     let kernel = ctx.kernel("litmus_shape")?;
@@ -131,20 +131,23 @@ fn all_shapes(ctx: &Ctx) -> Result<String, String> {
         let prog = stream.clone_htod(&prog).map_err(|e| e.to_string())?;
         for variant in [Variant::Synchronized, Variant::Relaxed] {
             let mut hist: BTreeMap<Vec<u32>, u64> = BTreeMap::new();
+            let group = Groups::new(n, threads as u64, roles as u32, 0)
+                .ok_or("too few blocks for the roles")?
+                .group;
             let mut mem = stream
-                .alloc_zeros::<u32>((n * locations * STRIDE) as usize)
+                .alloc_zeros::<u32>((group * locations * STRIDE) as usize)
                 .map_err(|e| e.to_string())?;
             let mut out = stream
-                .alloc_zeros::<u32>((n * regs.max(1)) as usize)
+                .alloc_zeros::<u32>((group * regs.max(1)) as usize)
                 .map_err(|e| e.to_string())?;
             let mut start = stream.alloc_zeros::<u64>(1).map_err(|e| e.to_string())?;
             for launch in 0..ROUNDS {
-                let perm = Permutation::new(n, threads as u64, roles as u32, launch * 7919)
-                    .ok_or("no permutation")?;
+                let g = Groups::new(n, threads as u64, roles as u32, launch * 7919)
+                    .ok_or("too few blocks for the roles")?;
                 let params = [
-                    n,
-                    inverse(perm.multiplier, n),
-                    perm.shift,
+                    g.group,
+                    g.multiplier,
+                    0,
                     STRIDE,
                     (variant == Variant::Synchronized) as u64,
                     roles,
@@ -169,7 +172,7 @@ fn all_shapes(ctx: &Ctx) -> Result<String, String> {
                 } else {
                     stream.clone_dtoh(&mem).map_err(|e| e.to_string())?
                 };
-                for i in 0..n {
+                for i in 0..group {
                     let mut outcome: Vec<u32> =
                         o[(i * regs) as usize..((i + 1) * regs) as usize].to_vec();
                     for &l in s.finals {
