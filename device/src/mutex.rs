@@ -31,7 +31,9 @@ use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 /// zeroed can be used through [`Mutex::from_ptr`].
 ///
 /// Inside the critical section, do not use warp-collective operations (shuffles, votes,
-/// `warp::sync`): the other lanes of the warp may be waiting for their turn.
+/// `warp::sync`): the other lanes of the warp may be waiting for their turn. The lanes that
+/// lock together also leave together (a warp barrier in the guard's `drop`), so every one of
+/// them must drop its guard: a guard kept forever (`mem::forget`) hangs its warp.
 ///
 /// ```
 /// use ptx_sync::{Gpu, Mutex};
