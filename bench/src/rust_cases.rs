@@ -54,62 +54,7 @@ pub fn names() -> Vec<String> {
             v.push(format!("grid_barrier/{b}/{n}"));
         }
     }
-    if std::env::var_os("BENCH_EXPERIMENTS").is_some() {
-        v.extend(experiment_names());
-    }
     v
-}
-
-// TEMPORARY: experiments (bench/kernels/src/experiments.rs), listed with BENCH_EXPERIMENTS=1.
-fn experiment_names() -> Vec<String> {
-    let mut v: Vec<String> = [
-        "x/bb/sync_shared",
-        "x/bb/sync_aligned",
-        "x/bb/mbar_shared",
-        "x/bb/split_shared",
-        "x/bb/generic_spin",
-        "x/latch/spin",
-        "x/latch/ns_8_128",
-        "x/latch/relaxed_poll",
-        "x/latch/acqrel_relaxed_poll",
-    ]
-    .map(String::from)
-    .into();
-    for n in ["132", "264"] {
-        for k in ["gb_relaxed_poll", "bar_spin", "flip", "flip_relaxed_poll"] {
-            v.push(format!("x/grid/{k}/{n}"));
-        }
-        for off in GB_OFFSETS {
-            v.push(format!("x/grid/gb_spin_at{off}/{n}"));
-        }
-    }
-    v
-}
-
-/// Word offsets (u32) of the GridBarrier word in a 1 MiB buffer: does placement matter?
-const GB_OFFSETS: [usize; 5] = [0, 32, 1056, 16480, 131232];
-
-fn experiment(gpu: &Gpu, m: &Module, case: &str) -> Sample {
-    let parts: Vec<&str> = case.split('/').collect();
-    match parts.as_slice() {
-        ["x", "bb", k] => block_barrier(gpu, m, &format!("x__bb__{k}")),
-        ["x", "latch", k] => latch(gpu, m, &format!("x__latch__{k}")),
-        ["x", "grid", k, n] => {
-            let blocks: u32 = n.parse().map_err(|_| format!("bad block count in {case}"))?;
-            if let Some(off) = k.strip_prefix("gb_spin_at") {
-                let off: usize = off.parse().map_err(|_| "bad offset")?;
-                let init = vec![0u32; 262_144];
-                return grid_barrier_at(gpu, m, "x__grid__gb_spin", blocks, &init, off);
-            }
-            let init: Vec<u32> = match *k {
-                "flip" | "flip_relaxed_poll" => vec![0x8000_0000 - blocks, blocks, 0],
-                "bar_spin" => vec![blocks, blocks, 0],
-                _ => vec![0],
-            };
-            grid_barrier_at(gpu, m, &format!("x__grid__{k}"), blocks, &init, 0)
-        }
-        _ => Err(format!("no experiment {case}")),
-    }
 }
 
 /// The shapes of reference.cu's `shape()`: (blocks, threads, iterations per thread).
@@ -147,9 +92,9 @@ fn semaphore(gpu: &Gpu, m: &Module, kind: &str, shape: &str) -> Sample {
 }
 
 /// `Latch<Gpu>` fan-in: 500 rounds, a fresh latch of 132 per round, cooperative launch.
-fn latch(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
+fn latch(gpu: &Gpu, m: &Module) -> Sample {
     let (blocks, threads, rounds) = (132u32, 128u32, 500i32);
-    let k = m.kernel(kname).map_err(|e| e.to_string())?;
+    let k = m.kernel("latch__fan_in").map_err(|e| e.to_string())?;
     let latches = gpu
         .upload(&vec![blocks; rounds as usize])
         .map_err(|e| e.to_string())?;
@@ -176,7 +121,7 @@ fn block_barrier(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
     let sink: CudaSlice<f32> = gpu.zeros(1).map_err(|e| e.to_string())?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&iters).arg(&errors);
-    if kname.contains("split") {
+    if kname.ends_with("split_arrive_wait") {
         b.arg(&sink);
     }
     let mut c = cfg(blocks, threads);
@@ -191,28 +136,15 @@ fn block_barrier(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
 
 /// Grid barriers: 2000 rounds, 128 threads a block, cooperative launch.
 fn grid_barrier(gpu: &Gpu, m: &Module, kname: &str, blocks: u32) -> Sample {
+    let rounds = 2000i32;
+    let k = m.kernel(kname).map_err(|e| e.to_string())?;
     // GridBarrier: one zero word. Barrier<Gpu>: [expected, expected, phase 0].
     let init: &[u32] = if kname.contains("grid_sync") {
         &[0]
     } else {
         &[blocks, blocks, 0]
     };
-    grid_barrier_at(gpu, m, kname, blocks, init, 0)
-}
-
-/// [`grid_barrier`] with the barrier's words `init`, passed to the kernel from word `offset`.
-fn grid_barrier_at(
-    gpu: &Gpu,
-    m: &Module,
-    kname: &str,
-    blocks: u32,
-    init: &[u32],
-    offset: usize,
-) -> Sample {
-    let rounds = 2000i32;
-    let k = m.kernel(kname).map_err(|e| e.to_string())?;
     let bar = gpu.upload(init).map_err(|e| e.to_string())?;
-    let bar = bar.slice(offset..);
     let slots = gpu
         .upload(&vec![-1i32; 2 * blocks as usize])
         .map_err(|e| e.to_string())?;
@@ -421,8 +353,7 @@ pub fn run(gpu: &Gpu, m: &Module, case: &str) -> Sample {
         ["fence", ..] => fence(gpu, m, &kname),
         ["mutex", shape] => mutex(gpu, m, shape),
         [kind @ ("semaphore4" | "semaphore32"), shape] => semaphore(gpu, m, kind, shape),
-        ["latch", "132x128"] => latch(gpu, m, "latch__fan_in"),
-        ["x", ..] => experiment(gpu, m, case),
+        ["latch", "132x128"] => latch(gpu, m),
         ["block_barrier", _] => block_barrier(gpu, m, &kname),
         ["grid_barrier", _, n] => {
             let blocks = n

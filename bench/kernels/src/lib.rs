@@ -2,8 +2,7 @@
 //! shape and work of its CUDA C++ counterpart in bench/cpp/reference.cu, so the two can be timed
 //! against each other and their SASS compared.
 #![no_std]
-#![feature(abi_ptx, stdarch_nvptx, core_float_math)]
-#![feature(asm_experimental_arch)] // TEMPORARY: experiments.rs
+#![feature(abi_ptx, stdarch_nvptx)]
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
@@ -14,8 +13,6 @@ use ptx_sync::{
     block, fence, volatile, Atomic, Barrier, Cta, Gpu, GridBarrier, Latch, Mutex, Ordering,
     Ordering::*, Scope, ScopeKind, Semaphore, Spin, Sys,
 };
-
-mod experiments;
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
@@ -597,18 +594,11 @@ unsafe fn bb_slot(phase: i32, t: u32) -> *mut i32 {
     buf.add((phase & 1) as usize * block::dim_x() as usize + t as usize)
 }
 
-/// This thread's right-hand neighbour in the block. Computed once per kernel, as nvcc hoists
-/// the C++'s loop-invariant `(threadIdx.x + 1) % blockDim.x` (rustc keeps the division, and
-/// its zero check, inside the loop).
-#[inline(always)]
-fn bb_right() -> u32 {
-    (block::thread_x() + 1) % block::dim_x()
-}
-
 /// One phase's neighbour check: 1 if the neighbour's slot is not this phase's.
 #[inline(always)]
-unsafe fn bb_stale(phase: i32, right: u32) -> u32 {
-    (bb_slot(phase, right).read() != phase) as u32
+unsafe fn bb_stale(phase: i32) -> u32 {
+    let n = block::dim_x();
+    (bb_slot(phase, (block::thread_x() + 1) % n).read() != phase) as u32
 }
 
 #[inline(always)]
@@ -621,11 +611,11 @@ unsafe fn bb_report(errors: *mut u32, err: u32) {
 /// `block_barrier/syncthreads`: `block::sync()` (`barrier.sync 0`).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn block_barrier__syncthreads(iters: i32, errors: *mut u32) {
-    let (mut err, right) = (0, bb_right());
+    let mut err = 0;
     for i in 0..iters {
         bb_slot(i, block::thread_x()).write(i);
         block::sync();
-        err += bb_stale(i, right);
+        err += bb_stale(i);
     }
     bb_report(errors, err);
 }
@@ -639,11 +629,11 @@ pub unsafe extern "ptx-kernel" fn block_barrier__cuda_barrier(iters: i32, errors
         bar.init(block::dim_x());
     }
     block::sync();
-    let (mut err, right) = (0, bb_right());
+    let mut err = 0;
     for i in 0..iters {
         bb_slot(i, block::thread_x()).write(i);
         bar.arrive_and_wait();
-        err += bb_stale(i, right);
+        err += bb_stale(i);
     }
     bb_report(errors, err);
 }
@@ -661,18 +651,16 @@ pub unsafe extern "ptx-kernel" fn block_barrier__split_arrive_wait(
         bar.init(block::dim_x());
     }
     block::sync();
-    let (mut err, right) = (0, bb_right());
+    let mut err = 0;
     let mut acc = block::thread_x() as f32;
     for i in 0..iters {
         bb_slot(i, block::thread_x()).write(i);
         let token = bar.arrive();
-        // nvcc contracts the C++'s `acc * 0.999f + 1.0f` into one FFMA; rustc never contracts,
-        // so the same work is an explicit fused multiply-add.
         for _ in 0..16 {
-            acc = core::f32::math::mul_add(acc, 0.999, 1.0);
+            acc = acc * 0.999 + 1.0;
         }
         bar.wait(token);
-        err += bb_stale(i, right);
+        err += bb_stale(i);
     }
     bb_report(errors, err);
     if acc == -1.0 {
@@ -688,11 +676,11 @@ pub unsafe extern "ptx-kernel" fn block_barrier__generic(iters: i32, errors: *mu
         bar.init(block::dim_x());
     }
     block::sync();
-    let (mut err, right) = (0, bb_right());
+    let mut err = 0;
     for i in 0..iters {
         bb_slot(i, block::thread_x()).write(i);
         bar.arrive_and_wait();
-        err += bb_stale(i, right);
+        err += bb_stale(i);
     }
     bb_report(errors, err);
 }
@@ -708,7 +696,6 @@ pub unsafe extern "ptx-kernel" fn grid_barrier__grid_sync(
 ) {
     let bar = GridBarrier::<Spin>::from_ptr(bar);
     let (b, nb) = (block::index_x() as usize, block::grid_x() as usize);
-    let right = (b + 1) % nb;
     let mut err = 0;
     for r in 0..rounds {
         let row = slots.add((r & 1) as usize * nb);
@@ -717,7 +704,7 @@ pub unsafe extern "ptx-kernel" fn grid_barrier__grid_sync(
         }
         bar.sync();
         if block::thread_x() == 0 {
-            err += (volatile::read_volatile(row.add(right)) != r) as u32;
+            err += (volatile::read_volatile(row.add((b + 1) % nb)) != r) as u32;
         }
     }
     bb_report(errors, err);
@@ -735,7 +722,6 @@ pub unsafe extern "ptx-kernel" fn grid_barrier__cuda_barrier(
 ) {
     let bar = Barrier::<Gpu>::from_ptr(bar);
     let (b, nb) = (block::index_x() as usize, block::grid_x() as usize);
-    let right = (b + 1) % nb;
     let mut err = 0;
     for r in 0..rounds {
         let row = slots.add((r & 1) as usize * nb);
@@ -748,7 +734,7 @@ pub unsafe extern "ptx-kernel" fn grid_barrier__cuda_barrier(
         }
         block::sync();
         if block::thread_x() == 0 {
-            err += (volatile::read_volatile(row.add(right)) != r) as u32;
+            err += (volatile::read_volatile(row.add((b + 1) % nb)) != r) as u32;
         }
     }
     bb_report(errors, err);
