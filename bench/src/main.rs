@@ -98,10 +98,8 @@ fn main() {
         }
     };
     let rust_names = rust_cases::names();
-    let mut cases = reference
-        .as_ref()
-        .map(|r| r.cases())
-        .unwrap_or_else(|| rust_names.clone());
+    let cpp_names = reference.as_ref().map(|r| r.cases()).unwrap_or_default();
+    let mut cases = merge_cases(&cpp_names, &rust_names);
     cases.retain(|c| args.filter.as_deref().is_none_or(|f| c.contains(f)));
 
     println!(
@@ -115,8 +113,13 @@ fn main() {
     let mut failed = 0;
     for case in &cases {
         let has_rust = rust_names.contains(case);
+        // A Rust-only row (no C++ case of that name) next to a measured reference.
+        let rust_only = reference.is_some() && !cpp_names.contains(case);
         let mut rust = has_rust.then(Side::default);
-        let mut cpp = reference.as_ref().map(|_| Side::default());
+        let mut cpp = reference
+            .as_ref()
+            .filter(|_| !rust_only)
+            .map(|_| Side::default());
         for rep in 0..args.reps + 2 {
             let warm = rep < 2;
             if let Some(side) = rust.as_mut().filter(|s| s.error.is_none()) {
@@ -133,6 +136,7 @@ fn main() {
             rust,
             cpp,
             target: report::target(case),
+            rust_only,
         };
         failed += [&row.rust, &row.cpp]
             .iter()
@@ -174,6 +178,27 @@ fn main() {
     exit(if failed == 0 { 0 } else { 1 });
 }
 
+/// Every C++ case in the reference's order, with each Rust-only case (one the reference lacks)
+/// right after the Rust case that precedes it in `rust` (so `block_barrier/generic` sits with
+/// the block barriers). Without a reference: the Rust cases.
+fn merge_cases(cpp: &[String], rust: &[String]) -> Vec<String> {
+    let mut cases = cpp.to_vec();
+    for (i, name) in rust.iter().enumerate() {
+        if cases.contains(name) {
+            continue;
+        }
+        let after = rust[..i]
+            .iter()
+            .rev()
+            .find_map(|prev| cases.iter().position(|c| c == prev));
+        match after {
+            Some(p) => cases.insert(p + 1, name.clone()),
+            None => cases.push(name.clone()),
+        }
+    }
+    cases
+}
+
 fn record(side: &mut Side, sample: reference::Sample, warm: bool) {
     match sample {
         Ok((ms, units)) => {
@@ -183,5 +208,25 @@ fn record(side: &mut Side, sample: reference::Sample, warm: bool) {
             }
         }
         Err(e) => side.error = Some(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge_cases;
+
+    fn v(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn rust_only_cases_sit_after_their_rust_neighbour() {
+        let cpp = v(&["a/1", "b/1", "b/2", "c/1"]);
+        let rust = v(&["a/1", "b/1", "b/2", "b/rust", "c/1", "d/rust"]);
+        assert_eq!(
+            merge_cases(&cpp, &rust),
+            v(&["a/1", "b/1", "b/2", "b/rust", "c/1", "d/rust"])
+        );
+        assert_eq!(merge_cases(&[], &rust), rust);
     }
 }

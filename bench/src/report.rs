@@ -59,6 +59,8 @@ pub struct Row {
     pub rust: Option<Side>,
     pub cpp: Option<Side>,
     pub target: Option<f64>,
+    /// No C++ case of this name exists (while the C++ side is measured).
+    pub rust_only: bool,
 }
 
 impl Row {
@@ -71,11 +73,8 @@ impl Row {
             .ratio()
             .map(|x| format!("{x:.2}"))
             .unwrap_or_else(|| "-".into());
-        [
-            side(&self.rust, "-"),
-            side(&self.cpp, "not measured"),
-            ratio,
-        ]
+        let cpp_absent = if self.rust_only { "-" } else { "not measured" };
+        [side(&self.rust, "-"), side(&self.cpp, cpp_absent), ratio]
     }
 
     /// Rust median / C++ median.
@@ -95,6 +94,7 @@ impl Row {
             (Some(r), Some(t)) if r <= t * 1.02 => format!("meets <= {t:.2}"),
             (Some(_), Some(t)) => format!("misses <= {t:.2}"),
             (None, _) if self.rust.is_none() => "C++ only (Rust row: primitives issue)".into(),
+            (None, _) if self.rust_only => "Rust only (no C++ counterpart)".into(),
             _ => String::new(),
         }
     }
@@ -261,6 +261,7 @@ mod tests {
             rust: Some(r),
             cpp: Some(side(&[6.0; 5])),
             target: Some(1.0),
+            rust_only: false,
         };
         assert_eq!(row.ratio(), Some(0.5));
         assert_eq!(row.verdict(), "meets <= 1.00");
@@ -277,6 +278,7 @@ mod tests {
             rust: Some(bad),
             cpp: Some(side(&[1.0; 10])),
             target: Some(1.0),
+            rust_only: false,
         };
         assert!(row.verdict().starts_with("FAIL: wrong result"));
         assert!(json(&[], &[row]).contains("\"error\": \"wrong result: word 0\""));
