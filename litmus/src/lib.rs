@@ -1,13 +1,25 @@
-//! The litmus suite's host side (issue 5), GPU-free so CI checks it:
+//! The litmus suite (issue 5): does ptx-sync's PTX hold under the PTX memory model on real
+//! hardware, and can the harness see it when it does not?
+//!
+//! GPU-free (CI checks them):
 //! - [`tests`]: the classic litmus shapes as data (threads, instructions, what is observed);
 //! - [`sc`]: every sequentially consistent outcome of a shape, by enumerating interleavings;
 //! - [`oracle`]: each outcome classified as SC, the shape's weak outcome (forbidden for the
 //!   synchronized variants, allowed for the controls), or impossible (a harness error);
-//! - [`layout`]: the coprime permutation that pairs roles across CTAs, and location spacing.
+//! - [`launch`]: one launch's placement, location permutation and stress (shared, as source,
+//!   with the kernels in `litmus/kernels`);
+//! - [`plan`]: launches drawn from a recorded seed, and the checks every drawn launch passes;
+//! - [`report`] and [`tuning`]: the table, CSV, JSON, `LITMUS.md`, and weak rates by stress
+//!   parameter.
 //!
-//! The GPU kernels and the runner (`cargo xtask litmus`) are not built yet.
+//! [`gpu`] runs the cells on a GPU; the `litmus` binary (`cargo xtask litmus`) drives it.
 
+pub mod gpu;
+pub mod launch;
 pub mod layout;
 pub mod oracle;
+pub mod plan;
+pub mod report;
 pub mod sc;
 pub mod tests;
+pub mod tuning;

@@ -22,8 +22,58 @@ pub enum Variant {
     Synchronized,
     /// Every access relaxed at `.gpu` scope, no fences.
     Relaxed,
-    /// The synchronized code at `.cta` scope, run by threads of different CTAs.
+    /// The synchronized code at `.cta` scope, run by threads of different CTAs: a control
+    /// (the scope does not include the other thread, so nothing is morally strong).
     CtaAcrossCtas,
+    /// The synchronized code at `.cta` scope, every role in one CTA (different warps).
+    CtaWithinCta,
+}
+
+impl Variant {
+    /// Every variant, in report order.
+    pub const ALL: [Variant; 4] = [
+        Variant::Synchronized,
+        Variant::CtaWithinCta,
+        Variant::Relaxed,
+        Variant::CtaAcrossCtas,
+    ];
+
+    /// Short name (report, CLI).
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Synchronized => "sync",
+            Variant::Relaxed => "relaxed",
+            Variant::CtaAcrossCtas => "cta-across-ctas",
+            Variant::CtaWithinCta => "cta-within-cta",
+        }
+    }
+
+    /// The PTX scope of its accesses and fences.
+    pub fn scope(self) -> &'static str {
+        match self {
+            Variant::Synchronized | Variant::Relaxed => "gpu",
+            Variant::CtaAcrossCtas | Variant::CtaWithinCta => "cta",
+        }
+    }
+
+    /// Whether the roles of an instance run in one CTA.
+    pub fn within_cta(self) -> bool {
+        self == Variant::CtaWithinCta
+    }
+
+    /// The kernel suffix (`litmus/kernels/src/shapes.rs`): `sync_gpu`, `relaxed_gpu`, `sync_cta`.
+    pub fn kernel_suffix(self) -> &'static str {
+        match self {
+            Variant::Synchronized => "sync_gpu",
+            Variant::Relaxed => "relaxed_gpu",
+            Variant::CtaAcrossCtas | Variant::CtaWithinCta => "sync_cta",
+        }
+    }
+
+    /// Whether it is a control (expected to show weak outcomes) rather than a claim.
+    pub fn is_control(self) -> bool {
+        matches!(self, Variant::Relaxed | Variant::CtaAcrossCtas)
+    }
 }
 
 /// The class of one observed outcome.
@@ -61,10 +111,13 @@ impl Oracle {
     /// Whether the model forbids the weak outcome for `variant`.
     pub fn forbids_weak(&self, variant: Variant) -> bool {
         match variant {
-            Variant::Synchronized => true,
+            Variant::Synchronized | Variant::CtaWithinCta => true,
             // Coherence needs morally strong accesses: same scope covering both threads.
             Variant::Relaxed => self.shape.coherence,
-            Variant::CtaAcrossCtas => false,
+            // Accesses of one thread are morally strong to each other (program order), so a
+            // one-thread coherence shape (CoWW) holds at any scope; across CTAs at `.cta`,
+            // nothing else does.
+            Variant::CtaAcrossCtas => self.shape.coherence && self.shape.threads.len() == 1,
         }
     }
 

@@ -4,12 +4,14 @@
 
 mod arch;
 mod bench;
+mod litmus;
 mod ptx;
 mod ptxas;
 mod stage;
 
 pub use arch::Arch;
 pub use bench::stage_bench;
+pub use litmus::stage_litmus;
 pub use ptx::{build_all, build_ptx, clippy_ptx, ptx_stem, KERNEL_CRATES, TARGET};
 pub use ptxas::{find_ptxas, ptxas_check, INSTALL_HINT};
 pub use stage::stage;

@@ -6,6 +6,7 @@ use std::time::Instant;
 use xtask::workspace_root;
 use xtask::{
     build_ptx, clippy_ptx, find_ptxas, ptxas_archs_checked, ptxas_check, stage, stage_bench,
+    stage_litmus,
 };
 use xtask::{Arch, KERNEL_CRATES};
 
@@ -25,6 +26,12 @@ cargo xtask <command> [options]
                                   builds the C++ side); writes BENCHMARKS.md and bench.json
   stage-bench [--dir .stage/bench] [--arch sm_90]
                                   stage the benchmarks only, for a GPU machine without Rust
+  litmus [--arch sm_90] [--dir .stage/litmus] [-- RUNNER OPTIONS]
+                                  build and stage the litmus suite, run it here; writes
+                                  LITMUS.md, litmus.csv, litmus.json in the workspace root
+                                  (runner options: --full, --filter, --seed, ...: -- --help)
+  stage-litmus [--dir .stage/litmus] [--arch sm_90]
+                                  stage the litmus suite only, for a GPU machine without Rust
   clippy-ptx [--arch sm_XX]       clippy -D warnings on the device crate and the kernel crates
                                   for nvptx (default: sm_80 and sm_90)
   help                            this text
@@ -194,6 +201,44 @@ fn run() -> Result<i32, String> {
             if code == 2 {
                 eprintln!(
                     "no GPU found: the benchmarks were built and staged in {}; copy it to a GPU machine and run ./run.sh",
+                    dir.display()
+                );
+            }
+            return Ok(code);
+        }
+        "stage-litmus" => {
+            let args = parse(argv, &["--arch", "--dir"])?;
+            let arch = args.arch.unwrap_or(Arch::DEFAULT);
+            let dir = args
+                .dir
+                .unwrap_or_else(|| workspace_root().join(".stage/litmus"));
+            stage_litmus(&dir, arch)?;
+            println!(
+                "staged the litmus suite for {arch} in {}: copy it to a GPU machine, run ./run.sh",
+                dir.display()
+            );
+        }
+        "litmus" => {
+            // Options before `--` are xtask's; after it, the runner's.
+            let all: Vec<String> = argv.collect();
+            let split = all.iter().position(|a| a == "--").unwrap_or(all.len());
+            let runner_args = all.get(split + 1..).unwrap_or_default().to_vec();
+            let args = parse(all[..split].iter().cloned(), &["--arch", "--dir"])?;
+            let arch = args.arch.unwrap_or(Arch::DEFAULT);
+            let dir = args
+                .dir
+                .unwrap_or_else(|| workspace_root().join(".stage/litmus"));
+            stage_litmus(&dir, arch)?;
+            let code = Command::new(dir.join("run.sh"))
+                .args(&runner_args)
+                .env("LITMUS_OUT", workspace_root())
+                .status()
+                .map_err(|e| format!("running {}/run.sh: {e}", dir.display()))?
+                .code()
+                .unwrap_or(1);
+            if code == 2 {
+                eprintln!(
+                    "no GPU found: the litmus suite was built and staged in {}; copy it to a GPU machine and run ./run.sh",
                     dir.display()
                 );
             }

@@ -6,7 +6,12 @@ use std::process::Command;
 /// workspace, a `no_std` cdylib that only builds for nvptx64-nvidia-cuda. Add new ones here:
 /// `build_all`, `cargo xtask ptxas`, `stage` and `tests/tests/ptxas.rs` take them all, and a
 /// listed directory that does not exist is an error (never skipped).
-pub const KERNEL_CRATES: &[&str] = &["tests/kernels", "tests/golden", "bench/kernels"];
+pub const KERNEL_CRATES: &[&str] = &[
+    "tests/kernels",
+    "tests/golden",
+    "bench/kernels",
+    "litmus/kernels",
+];
 
 /// The nvptx target triple.
 pub const TARGET: &str = "nvptx64-nvidia-cuda";

@@ -1,0 +1,24 @@
+//! The litmus suite's kernels (issue 5), built only for nvptx64-nvidia-cuda by `cargo xtask`;
+//! the PTX is `ptx_sync_litmus_kernels.ptx`. Every test access goes through ptx-sync's own
+//! `Atomic<u32, S>` and `fence::<S>`, so the suite tests what users get.
+//!
+//! - `harness`: a thread's view of one launch (placement from `litmus/src/launch.rs`, the same
+//!   file the host uses), memory stress, the bounded rendezvous;
+//! - `shapes`: the litmus shapes, each a kernel per variant (`litmus_<shape>_<variant>`);
+//! - `tally`: folds every instance's outcome into a histogram on the GPU and resets its words.
+#![no_std]
+#![feature(abi_ptx, asm_experimental_arch, stdarch_nvptx)]
+
+#[path = "../../src/launch.rs"]
+mod launch;
+
+mod handoff;
+mod harness;
+mod shapes;
+mod tally;
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: trap aborts the kernel; the host sees a launch failure.
+    unsafe { core::arch::nvptx::trap() }
+}
