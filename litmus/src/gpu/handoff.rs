@@ -1,10 +1,655 @@
-//! Primitive-shaped litmus tests and MP at `Sys` scope between a host thread and the GPU
-//! (work in progress).
+//! Primitive-shaped litmus tests and MP at `Sys` scope between a host thread and the GPU.
+//!
+//! The shapes of `tests.rs` check single accesses; these check what users build on them: data
+//! written before a primitive's release-side operation (unlock, `release`, `count_down`,
+//! arrive) must be what a thread reads after the matching acquire-side operation (lock,
+//! `acquire`, `wait`). Every instance is one such read (a critical section, a message, a
+//! neighbour's slot): `ok`, or `stale` (forbidden by the PTX memory model), or `lost` (a
+//! bounded wait gave up: no correct primitive loses a handoff, so like an impossible outcome it
+//! marks the run as broken). Kernels: `litmus/kernels/src/handoff.rs`.
+//!
+//! MP at `Sys` scope runs between a host thread (std atomics) and the GPU (`ld/st .sys`) on
+//! mapped pinned host memory, in both directions, with loads and stores only: host and GPU
+//! RMWs on one word lose updates on a GPU without native host atomics (README, known limits).
 
-use crate::report::Row;
-use ptx_sync_host::{Gpu, Module};
+use crate::oracle::Class;
+use crate::report::{Outcome, Row};
+use ptx_sync_host::cudarc::driver::{
+    CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits,
+};
+use ptx_sync_host::{Gpu, Kernel, MappedBuffer, Module};
+use std::fmt::Display;
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::time::{Duration, Instant};
+
+// Layout shared with litmus/kernels/src/handoff.rs (same names there).
+/// u32 words in a 128-byte line.
+const LINE: usize = 32;
+/// Protected words per critical section or message, one per line.
+const WORDS: usize = 4;
+/// Neighbour slots each thread checks per latch round or barrier phase.
+pub const NEIGHBOURS: u64 = 2;
+/// u32 words between two `Sys` MP locations (one 64-byte host cache line).
+const SYS_STRIDE: usize = 16;
+/// u32 words of `Mutex<[u32; WORDS * LINE], Gpu>`: the lock word's two lines, then the data.
+const MUTEX_WORDS: usize = 2 * LINE + WORDS * LINE;
+
+/// How long a kernel's bounded wait (a semaphore acquire, a latch or barrier wait, a `Sys`
+/// poll) tries before it counts its instances as lost. Far above any healthy handoff (an
+/// unfair semaphore among thousands of threads included), far below the watchdog.
+const WAIT_NS: u64 = 5_000_000_000;
+/// The same bound for the host thread's polls in MP GPU -> host.
+const HOST_WAIT: Duration = Duration::from_secs(5);
+
+/// The sizes of every row: what `scale` multiplies. Pure, so the expected instance counts are
+/// CPU-tested.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plan {
+    /// Blocks of every launch: one per SM.
+    pub blocks: u32,
+    /// Threads per block of the mutex, latch and barrier rows.
+    pub threads: u32,
+    pub mutex_iters: u32,
+    /// The semaphore lock is not warp-aggregated: every lane contends, so fewer threads.
+    pub lock_threads: u32,
+    pub lock_iters: u32,
+    /// Threads per block of the token row (one channel per producer lane).
+    pub token_threads: u32,
+    pub token_rounds: u32,
+    pub latch_rounds: u32,
+    pub barrier_phases: u32,
+    /// Threads per block of the `Sys` MP rows, instances per GPU thread and launch, launches.
+    pub sys_threads: u32,
+    pub sys_per_thread: u32,
+    pub sys_launches: u32,
+}
+
+/// `base * scale`, rounded, at least 1.
+pub fn scaled(base: u32, scale: f64) -> u32 {
+    (base as f64 * scale).round().clamp(1.0, u32::MAX as f64) as u32
+}
+
+impl Plan {
+    /// The plan for a GPU of `sms` SMs. At scale 1.0 on 132 SMs: 1.08e6 mutex sections,
+    /// 2.7e5 semaphore-lock sections, 2.16e6 token messages, latch reads and barrier reads
+    /// each, 5.4e5 instances per `Sys` MP row (`tests/handoff_cpu.rs` checks these).
+    pub fn new(sms: u32, scale: f64) -> Plan {
+        Plan {
+            blocks: sms.max(2),
+            threads: 256,
+            mutex_iters: scaled(32, scale),
+            lock_threads: 32,
+            lock_iters: scaled(64, scale),
+            token_threads: 128,
+            token_rounds: scaled(256, scale),
+            latch_rounds: scaled(32, scale),
+            barrier_phases: scaled(32, scale),
+            sys_threads: 128,
+            // Below scale 1 the launches shrink; above it, more launches of the same size.
+            sys_per_thread: scaled(16, scale.min(1.0)),
+            sys_launches: scaled(2, scale.max(0.5)),
+        }
+    }
+
+    pub fn mutex_instances(&self) -> u64 {
+        self.blocks as u64 * self.threads as u64 * self.mutex_iters as u64
+    }
+
+    pub fn lock_instances(&self) -> u64 {
+        self.blocks as u64 * self.lock_threads as u64 * self.lock_iters as u64
+    }
+
+    /// Channels of the token row: one per lane of each (producer, consumer) block pair.
+    pub fn token_channels(&self) -> u64 {
+        (self.blocks / 2) as u64 * self.token_threads as u64
+    }
+
+    pub fn token_instances(&self) -> u64 {
+        self.token_channels() * self.token_rounds as u64
+    }
+
+    pub fn latch_instances(&self) -> u64 {
+        self.grid_threads() * NEIGHBOURS * self.latch_rounds as u64
+    }
+
+    pub fn barrier_instances(&self) -> u64 {
+        self.grid_threads() * NEIGHBOURS * self.barrier_phases as u64
+    }
+
+    /// `Sys` MP instances in one launch (the words the mapped buffer holds per location).
+    pub fn sys_launch_instances(&self) -> u64 {
+        self.blocks as u64 * self.sys_threads as u64 * self.sys_per_thread as u64
+    }
+
+    pub fn sys_instances(&self) -> u64 {
+        self.sys_launch_instances() * self.sys_launches as u64
+    }
+
+    fn grid_threads(&self) -> u64 {
+        self.blocks as u64 * self.threads as u64
+    }
+}
+
+/// A handoff kernel's `stats` (`[ok, stale, lost]`) as outcomes; zero counts are left out.
+pub fn handoff_outcomes(stats: &[u64]) -> Vec<Outcome> {
+    let kinds = [
+        ("ok", Class::Sc),
+        ("stale", Class::Forbidden),
+        ("lost", Class::Impossible),
+    ];
+    kinds
+        .iter()
+        .zip(stats)
+        .filter(|(_, &count)| count != 0)
+        .map(|(&(label, class), &count)| Outcome {
+            label: label.to_string(),
+            count,
+            class,
+        })
+        .collect()
+}
+
+/// The `Sys` MP bins (`[2y + x]` for `[y, x]` in {0, 1}, then values out of range) as
+/// outcomes. `[1, 0]` (the flag seen, the data not) is forbidden; `[0, _]` (the flag not seen
+/// before the poll gave up) is an SC outcome of MP; anything else is impossible (only 0 and 1
+/// are ever stored). Zero counts are left out.
+pub fn mp_outcomes(bins: &[u64]) -> Vec<Outcome> {
+    let kinds = [
+        ("[0, 0]", Class::Sc),
+        ("[0, 1]", Class::Sc),
+        ("[1, 0]", Class::Forbidden),
+        ("[1, 1], flag already set at the first poll", Class::Sc),
+        ("out of range", Class::Impossible),
+        ("[1, 1], reader polled until the flag arrived", Class::Sc),
+    ];
+    kinds
+        .iter()
+        .zip(bins)
+        .filter(|(_, &count)| count != 0)
+        .map(|(&(label, class), &count)| Outcome {
+            label: label.to_string(),
+            count,
+            class,
+        })
+        .collect()
+}
+
+/// Where the `[y, x]` a reader saw goes in [`mp_outcomes`]' bins; `waited`: it polled `y`
+/// more than once, so it was spinning when the flag arrived (the two sides raced).
+pub fn mp_bin(y: u32, x: u32, waited: bool) -> usize {
+    if y > 1 || x > 1 {
+        4
+    } else if y == 1 && x == 1 && waited {
+        5
+    } else {
+        (2 * y + x) as usize
+    }
+}
+
+/// The parts of a row every test here shares: a claim (the model forbids `stale` / `[1, 0]`).
+struct RowHead {
+    test: &'static str,
+    variant: &'static str,
+    scope: &'static str,
+    placement: String,
+}
+
+impl RowHead {
+    fn gpu(test: &'static str, placement: String) -> RowHead {
+        RowHead {
+            test,
+            variant: "sync",
+            scope: "gpu",
+            placement,
+        }
+    }
+
+    fn sys(test: &'static str, variant: &'static str) -> RowHead {
+        RowHead {
+            test,
+            variant,
+            scope: "sys",
+            placement: "host + GPU".to_string(),
+        }
+    }
+
+    fn row(self, instances: u64, outcomes: Vec<Outcome>, launches: u64, start: Instant) -> Row {
+        Row {
+            test: self.test.to_string(),
+            variant: self.variant.to_string(),
+            scope: self.scope.to_string(),
+            placement: self.placement,
+            instances,
+            outcomes,
+            launches,
+            seconds: start.elapsed().as_secs_f64(),
+            claim: true,
+        }
+    }
+}
+
+/// Turns an error into `test: what: error`.
+fn ctx<E: Display>(test: &str, what: &str) -> impl FnOnce(E) -> String {
+    let prefix = format!("{test}: {what}");
+    move |e| format!("{prefix}: {e}")
+}
+
+/// The one host-side time limit per launch: generous (the rows take seconds at scale 1), so
+/// only a hang reaches it; it grows with the scale.
+fn watchdog(scale: f64) -> Duration {
+    Duration::from_secs_f64(60.0 * scale.max(1.0))
+}
+
+/// Everything a row's launches need.
+struct Env<'a> {
+    gpu: &'a Gpu,
+    module: &'a Module,
+    plan: Plan,
+    limit: Duration,
+}
+
+impl Env<'_> {
+    fn kernel(&self, test: &str, name: &str) -> Result<Kernel, String> {
+        self.module
+            .kernel(name)
+            .map_err(ctx(test, "loading the kernel"))
+    }
+
+    /// A cooperative launch of `blocks x threads`: these kernels wait on other blocks, which
+    /// only makes progress if all of them are resident, so a grid that cannot be is an error.
+    fn coop(
+        &self,
+        test: &str,
+        kernel: &Kernel,
+        threads: u32,
+        smem: u32,
+    ) -> Result<LaunchConfig, String> {
+        self.gpu
+            .cooperative_config(kernel, self.plan.blocks, threads, smem)
+            .map_err(ctx(test, "sizing the cooperative launch"))
+    }
+
+    fn zeros<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        test: &str,
+        n: usize,
+    ) -> Result<CudaSlice<T>, String> {
+        self.gpu.zeros(n).map_err(ctx(test, "allocating"))
+    }
+
+    /// `n` words, zero except `value` at every `LINE`-th word (one primitive per line).
+    fn per_line(
+        &self,
+        test: &str,
+        n: usize,
+        value: impl Fn(usize) -> u32,
+    ) -> Result<CudaSlice<u32>, String> {
+        let words: Vec<u32> = (0..n * LINE)
+            .map(|w| {
+                if w.is_multiple_of(LINE) {
+                    value(w / LINE)
+                } else {
+                    0
+                }
+            })
+            .collect();
+        self.gpu.upload(&words).map_err(ctx(test, "uploading"))
+    }
+
+    fn wait(&self, test: &str) -> Result<(), String> {
+        self.gpu.wait(self.limit).map_err(ctx(test, "running"))
+    }
+
+    fn download<T: DeviceRepr>(&self, test: &str, data: &CudaSlice<T>) -> Result<Vec<T>, String> {
+        self.gpu.download(data).map_err(ctx(test, "copying back"))
+    }
+}
 
 /// Runs the primitive-shaped tests and the host/GPU MP; `scale` multiplies instance counts.
-pub fn run(_gpu: &Gpu, _module: &Module, _scale: f64) -> Result<Vec<Row>, String> {
-    Ok(Vec::new())
+pub fn run(gpu: &Gpu, module: &Module, scale: f64) -> Result<Vec<Row>, String> {
+    let env = Env {
+        gpu,
+        module,
+        plan: Plan::new(gpu.sm_count(), scale),
+        limit: watchdog(scale),
+    };
+    Ok(vec![
+        mutex(&env)?,
+        semaphore_lock(&env)?,
+        semaphore_token(&env)?,
+        latch(&env)?,
+        barrier(&env)?,
+        grid_barrier(&env)?,
+        mp_host_to_gpu(&env, true)?,
+        mp_host_to_gpu(&env, false)?,
+        mp_gpu_to_host(&env)?,
+    ])
+}
+
+/// Mutex handoff (`litmus_handoff_mutex`): every critical section checks the protected words.
+/// Beyond the per-section checks, the final state must account for every section: the
+/// ordinal and every protected word equal the number of sections (else an error: sections
+/// were lost in a way no instance could see).
+fn mutex(env: &Env) -> Result<Row, String> {
+    const TEST: &str = "mutex handoff";
+    let p = &env.plan;
+    let start = Instant::now();
+    let kernel = env.kernel(TEST, "litmus_handoff_mutex")?;
+    let cfg = env.coop(TEST, &kernel, p.threads, 0)?;
+    let m = env.zeros::<u32>(TEST, MUTEX_WORDS)?;
+    let ordinal = env.zeros::<u32>(TEST, LINE)?;
+    let stats = env.zeros::<u64>(TEST, 3)?;
+    let mut b = env.gpu.stream().launch_builder(kernel.function());
+    b.arg(&m).arg(&ordinal).arg(&p.mutex_iters).arg(&stats);
+    // SAFETY: the arguments match the kernel's signature and the buffers' sizes its layout.
+    unsafe { b.launch_cooperative(cfg) }.map_err(ctx(TEST, "launching"))?;
+    env.wait(TEST)?;
+    let stats = env.download(TEST, &stats)?;
+    let expected = p.mutex_instances();
+    let m = env.download(TEST, &m)?;
+    let ordinal = env.download(TEST, &ordinal)?[0] as u64;
+    let words: Vec<u64> = (0..WORDS).map(|k| m[2 * LINE + k * LINE] as u64).collect();
+    check_final(TEST, expected, ordinal, &words, m[0] == 0)?;
+    let head = RowHead::gpu(TEST, format!("{} x {}", p.blocks, p.threads));
+    Ok(head.row(expected, handoff_outcomes(&stats), 1, start))
+}
+
+/// The final state of a lock row: `ordinal` and every protected word count all `sections`
+/// that ran (u32 words: compared modulo 2^32), and the lock is free.
+fn check_final(
+    test: &str,
+    sections: u64,
+    ordinal: u64,
+    words: &[u64],
+    lock_free: bool,
+) -> Result<(), String> {
+    let want = sections % (1 << 32);
+    if ordinal != want || words.iter().any(|&w| w != want) || !lock_free {
+        return Err(format!(
+            "{test}: final state: ordinal {ordinal}, protected words {words:?}, lock free: \
+             {lock_free} (expected {want}, {want} each, free)"
+        ));
+    }
+    Ok(())
+}
+
+/// Semaphore lock (`litmus_handoff_semaphore_lock`): a `BinarySemaphore<Gpu>` as the lock.
+fn semaphore_lock(env: &Env) -> Result<Row, String> {
+    const TEST: &str = "semaphore lock";
+    let p = &env.plan;
+    let start = Instant::now();
+    let kernel = env.kernel(TEST, "litmus_handoff_semaphore_lock")?;
+    let cfg = env.coop(TEST, &kernel, p.lock_threads, 0)?;
+    let sem = env.per_line(TEST, 1, |_| 1)?;
+    let data = env.zeros::<u32>(TEST, WORDS * LINE)?;
+    let ordinal = env.zeros::<u32>(TEST, LINE)?;
+    let stats = env.zeros::<u64>(TEST, 3)?;
+    let mut b = env.gpu.stream().launch_builder(kernel.function());
+    b.arg(&sem)
+        .arg(&data)
+        .arg(&ordinal)
+        .arg(&p.lock_iters)
+        .arg(&WAIT_NS)
+        .arg(&stats);
+    // SAFETY: the arguments match the kernel's signature and the buffers' sizes its layout.
+    unsafe { b.launch_cooperative(cfg) }.map_err(ctx(TEST, "launching"))?;
+    env.wait(TEST)?;
+    let stats = env.download(TEST, &stats)?;
+    let expected = p.lock_instances();
+    // Lost sections never ran: the final state counts only those that did.
+    let ran = stats[0] + stats[1];
+    let data = env.download(TEST, &data)?;
+    let ordinal = env.download(TEST, &ordinal)?[0] as u64;
+    let sem = env.download(TEST, &sem)?[0];
+    let words: Vec<u64> = (0..WORDS).map(|k| data[k * LINE] as u64).collect();
+    // A free binary semaphore holds its one unit.
+    check_final(TEST, ran, ordinal, &words, sem == 1)?;
+    let head = RowHead::gpu(TEST, format!("{} x {}", p.blocks, p.lock_threads));
+    Ok(head.row(expected, handoff_outcomes(&stats), 1, start))
+}
+
+/// Semaphore token (`litmus_handoff_semaphore_token`): producer -> consumer messages through
+/// a `full` / `empty` pair of `BinarySemaphore<Gpu>` per channel.
+fn semaphore_token(env: &Env) -> Result<Row, String> {
+    const TEST: &str = "semaphore token";
+    let p = &env.plan;
+    let start = Instant::now();
+    let kernel = env.kernel(TEST, "litmus_handoff_semaphore_token")?;
+    let cfg = env.coop(TEST, &kernel, p.token_threads, 0)?;
+    let channels = p.token_channels() as usize;
+    let full = env.zeros::<u32>(TEST, channels * LINE)?;
+    let empty = env.per_line(TEST, channels, |_| 1)?;
+    let payload = env.zeros::<u32>(TEST, channels * WORDS * LINE)?;
+    let stats = env.zeros::<u64>(TEST, 3)?;
+    let mut b = env.gpu.stream().launch_builder(kernel.function());
+    b.arg(&full)
+        .arg(&empty)
+        .arg(&payload)
+        .arg(&p.token_rounds)
+        .arg(&WAIT_NS)
+        .arg(&stats);
+    // SAFETY: the arguments match the kernel's signature and the buffers' sizes its layout.
+    unsafe { b.launch_cooperative(cfg) }.map_err(ctx(TEST, "launching"))?;
+    env.wait(TEST)?;
+    let stats = env.download(TEST, &stats)?;
+    let pairs = p.blocks / 2;
+    let head = RowHead::gpu(TEST, format!("{pairs} pairs x {}", p.token_threads));
+    Ok(head.row(p.token_instances(), handoff_outcomes(&stats), 1, start))
+}
+
+/// Latch (`litmus_handoff_latch`): a fresh `Latch<Gpu>` per round, counted down by thread 0 of
+/// each block (even rounds: `blocks`) or by every thread (odd rounds: `blocks * threads`).
+fn latch(env: &Env) -> Result<Row, String> {
+    const TEST: &str = "latch";
+    let p = &env.plan;
+    let start = Instant::now();
+    let kernel = env.kernel(TEST, "litmus_handoff_latch")?;
+    let cfg = env.coop(TEST, &kernel, p.threads, 0)?;
+    let (blocks, threads) = (p.blocks, p.threads);
+    let latches = env.per_line(TEST, p.latch_rounds as usize, |r| {
+        if r % 2 == 0 {
+            blocks
+        } else {
+            blocks * threads
+        }
+    })?;
+    let slots = env.zeros::<u32>(TEST, 2 * (blocks * threads) as usize)?;
+    let stats = env.zeros::<u64>(TEST, 3)?;
+    let mut b = env.gpu.stream().launch_builder(kernel.function());
+    b.arg(&latches)
+        .arg(&p.latch_rounds)
+        .arg(&slots)
+        .arg(&WAIT_NS)
+        .arg(&stats);
+    // SAFETY: the arguments match the kernel's signature and the buffers' sizes its layout.
+    unsafe { b.launch_cooperative(cfg) }.map_err(ctx(TEST, "launching"))?;
+    env.wait(TEST)?;
+    let stats = env.download(TEST, &stats)?;
+    let head = RowHead::gpu(TEST, format!("{blocks} x {threads}"));
+    Ok(head.row(p.latch_instances(), handoff_outcomes(&stats), 1, start))
+}
+
+/// Barrier (`litmus_handoff_barrier`): one `Barrier<Gpu>` of `blocks` arrivals (thread 0 of
+/// each block), 4 bytes of dynamic shared memory for its wait's result.
+fn barrier(env: &Env) -> Result<Row, String> {
+    const TEST: &str = "barrier";
+    let p = &env.plan;
+    let start = Instant::now();
+    let kernel = env.kernel(TEST, "litmus_handoff_barrier")?;
+    let cfg = env.coop(TEST, &kernel, p.threads, 4)?;
+    // A fresh Barrier<Gpu>: [pending, expected, phase].
+    let bar = env
+        .gpu
+        .upload(&[p.blocks, p.blocks, 0])
+        .map_err(ctx(TEST, "uploading"))?;
+    let slots = env.zeros::<u32>(TEST, 2 * (p.blocks * p.threads) as usize)?;
+    let stats = env.zeros::<u64>(TEST, 3)?;
+    let mut b = env.gpu.stream().launch_builder(kernel.function());
+    b.arg(&bar)
+        .arg(&p.barrier_phases)
+        .arg(&slots)
+        .arg(&WAIT_NS)
+        .arg(&stats);
+    // SAFETY: the arguments match the kernel's signature and the buffers' sizes its layout.
+    unsafe { b.launch_cooperative(cfg) }.map_err(ctx(TEST, "launching"))?;
+    env.wait(TEST)?;
+    let stats = env.download(TEST, &stats)?;
+    let head = RowHead::gpu(TEST, format!("{} x {}", p.blocks, p.threads));
+    Ok(head.row(p.barrier_instances(), handoff_outcomes(&stats), 1, start))
+}
+
+/// Grid barrier (`litmus_handoff_grid_barrier`): `GridBarrier` over the cooperative grid.
+fn grid_barrier(env: &Env) -> Result<Row, String> {
+    const TEST: &str = "grid barrier";
+    let p = &env.plan;
+    let start = Instant::now();
+    let kernel = env.kernel(TEST, "litmus_handoff_grid_barrier")?;
+    let cfg = env.coop(TEST, &kernel, p.threads, 0)?;
+    let bar = env.zeros::<u32>(TEST, LINE)?;
+    let slots = env.zeros::<u32>(TEST, 2 * (p.blocks * p.threads) as usize)?;
+    let stats = env.zeros::<u64>(TEST, 3)?;
+    let mut b = env.gpu.stream().launch_builder(kernel.function());
+    b.arg(&bar).arg(&p.barrier_phases).arg(&slots).arg(&stats);
+    // SAFETY: the arguments match the kernel's signature and the buffers' sizes its layout.
+    unsafe { b.launch_cooperative(cfg) }.map_err(ctx(TEST, "launching"))?;
+    env.wait(TEST)?;
+    let stats = env.download(TEST, &stats)?;
+    let head = RowHead::gpu(TEST, format!("{} x {}", p.blocks, p.threads));
+    Ok(head.row(p.barrier_instances(), handoff_outcomes(&stats), 1, start))
+}
+
+/// The `Sys` MP locations of one launch in mapped memory: `x_i` at `i * SYS_STRIDE`, `y_i` at
+/// `(n + i) * SYS_STRIDE` (as the kernels index them).
+struct SysWords {
+    buf: MappedBuffer<u32>,
+    n: usize,
+}
+
+impl SysWords {
+    fn new(env: &Env, test: &str) -> Result<SysWords, String> {
+        let n = env.plan.sys_launch_instances() as usize;
+        let buf = MappedBuffer::<u32>::new(env.gpu, 2 * n * SYS_STRIDE)
+            .map_err(ctx(test, "allocating mapped host memory"))?;
+        Ok(SysWords { buf, n })
+    }
+
+    fn x(&self, i: usize) -> &AtomicU32 {
+        &self.buf.atomics_u32()[i * SYS_STRIDE]
+    }
+
+    fn y(&self, i: usize) -> &AtomicU32 {
+        &self.buf.atomics_u32()[(self.n + i) * SYS_STRIDE]
+    }
+
+    /// Back to 0 between launches (the GPU is idle: plain relaxed stores suffice, and the
+    /// next launch orders them before its kernel).
+    fn clear(&self) {
+        for i in 0..self.n {
+            self.x(i).store(0, Relaxed);
+            self.y(i).store(0, Relaxed);
+        }
+    }
+
+    fn sys_config(&self, env: &Env) -> LaunchConfig {
+        LaunchConfig {
+            grid_dim: (env.plan.blocks, 1, 1),
+            block_dim: (env.plan.sys_threads, 1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+}
+
+/// MP host -> GPU (`litmus_sys_mp_host_to_gpu_{acquire,relaxed}`): while the kernel polls,
+/// this thread stores `x_i = 1` (Relaxed) then `y_i = 1` (Release) for every instance in the
+/// order the GPU threads consume them. GPU threads only wait for the host, never for each
+/// other, so an ordinary launch is enough.
+fn mp_host_to_gpu(env: &Env, x_acquire: bool) -> Result<Row, String> {
+    const TEST: &str = "MP host->GPU";
+    let (name, variant) = if x_acquire {
+        ("litmus_sys_mp_host_to_gpu_acquire", "sync")
+    } else {
+        ("litmus_sys_mp_host_to_gpu_relaxed", "sync, x relaxed")
+    };
+    let p = &env.plan;
+    let start = Instant::now();
+    let kernel = env.kernel(TEST, name)?;
+    let words = SysWords::new(env, TEST)?;
+    let bins = env.zeros::<u64>(TEST, 6)?;
+    let (ptr, n) = (words.buf.device_ptr(), words.n as u32);
+    for launch in 0..p.sys_launches {
+        if launch > 0 {
+            words.clear();
+        }
+        let mut b = env.gpu.stream().launch_builder(kernel.function());
+        b.arg(&ptr).arg(&n).arg(&WAIT_NS).arg(&bins);
+        // SAFETY: the arguments match the kernel's signature; the mapped buffer holds 2n
+        // locations and outlives the launch (we wait below).
+        unsafe { b.launch(words.sys_config(env)) }.map_err(ctx(TEST, "launching"))?;
+        for i in 0..words.n {
+            words.x(i).store(1, Relaxed);
+            words.y(i).store(1, Release);
+        }
+        env.wait(TEST)?;
+    }
+    let bins = env.download(TEST, &bins)?;
+    Ok(RowHead::sys(TEST, variant).row(
+        p.sys_instances(),
+        mp_outcomes(&bins),
+        p.sys_launches as u64,
+        start,
+    ))
+}
+
+/// MP GPU -> host (`litmus_sys_mp_gpu_to_host`): while the kernel stores `x_i` then `y_i`
+/// (`st.release.sys`), this thread polls each `y_i` (Acquire) until it reads 1 or
+/// [`HOST_WAIT`] since the launch has passed, then loads `x_i` (Relaxed: the acquire orders it).
+fn mp_gpu_to_host(env: &Env) -> Result<Row, String> {
+    const TEST: &str = "MP GPU->host";
+    let p = &env.plan;
+    let start = Instant::now();
+    let kernel = env.kernel(TEST, "litmus_sys_mp_gpu_to_host")?;
+    let words = SysWords::new(env, TEST)?;
+    let (ptr, n) = (words.buf.device_ptr(), words.n as u32);
+    let mut bins = [0u64; 6];
+    for launch in 0..p.sys_launches {
+        if launch > 0 {
+            words.clear();
+        }
+        let mut b = env.gpu.stream().launch_builder(kernel.function());
+        b.arg(&ptr).arg(&n);
+        // SAFETY: the arguments match the kernel's signature; the mapped buffer holds 2n
+        // locations and outlives the launch (we wait below).
+        unsafe { b.launch(words.sys_config(env)) }.map_err(ctx(TEST, "launching"))?;
+        let deadline = Instant::now() + HOST_WAIT;
+        for i in 0..words.n {
+            let (y, waited) = poll_flag(words.y(i), deadline);
+            let x = words.x(i).load(Relaxed);
+            bins[mp_bin(y, x, waited)] += 1;
+        }
+        env.wait(TEST)?;
+    }
+    Ok(RowHead::sys(TEST, "sync").row(
+        p.sys_instances(),
+        mp_outcomes(&bins),
+        p.sys_launches as u64,
+        start,
+    ))
+}
+
+/// Polls `flag` (Acquire) until it is non-zero or `deadline` has passed; returns the last value
+/// read. The clock is read once every 1024 polls (a poll is a few ns; the clock costs more).
+fn poll_flag(flag: &AtomicU32, deadline: Instant) -> (u32, bool) {
+    let mut polls = 0u32;
+    loop {
+        let v = flag.load(Acquire);
+        if v != 0 {
+            return (v, polls > 0);
+        }
+        polls = polls.wrapping_add(1);
+        if polls.is_multiple_of(1024) && Instant::now() >= deadline {
+            return (v, true);
+        }
+        std::hint::spin_loop();
+    }
 }
