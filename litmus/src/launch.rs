@@ -16,6 +16,9 @@ pub const MAX_REGS: u32 = 4;
 pub const MAX_LOCATIONS: u32 = 3;
 /// No final location.
 pub const NO_FINAL: u32 = u32::MAX;
+/// Words between location regions: one instance's locations never share 64 words (weak
+/// behaviour fades when test locations sit within 32-64 words; Sorensen & Donaldson, PLDI 2016).
+pub const REGION_GAP: u64 = 64;
 /// Histogram bins: an outcome of up to 4 values in 0..=3, two bits each; the last bin counts
 /// outcomes with a value above 3 (a harness error: no test stores more than 2).
 pub const BINS: u32 = 257;
@@ -46,10 +49,11 @@ pub struct Launch {
     pub step_mul: u32,
     pub step_add: u32,
     /// Location `loc` of instance `i` is slot `(i * loc_mul[loc]) mod N` of region `loc`
-    /// (`N` = instances), so the locations of one instance lie far apart and unrelated.
+    /// (`N` = instances), so the slots of one instance's locations are unrelated, and the
+    /// regions are [`REGION_GAP`] words apart.
     pub loc_mul: [u32; MAX_LOCATIONS as usize],
-    /// Words from one slot to the next (>= 64: weak behaviour fades when test locations share
-    /// 32-64 words; Sorensen & Donaldson, PLDI 2016).
+    /// Words from one slot of a region to the next: below 32, several instances share a
+    /// 128-byte line (see `plan::STRIDES`).
     pub stride: u32,
     /// Roles of the shape (threads of the litmus test).
     pub roles: u32,
@@ -115,16 +119,23 @@ impl Launch {
         }
     }
 
+    /// Words from the start of one location's region to the next: its slots, then a
+    /// [`REGION_GAP`], so the locations of one instance are at least `stride + REGION_GAP`
+    /// words apart whatever their slots.
+    pub const fn region_words(&self) -> u64 {
+        self.instances() as u64 * self.stride as u64 + REGION_GAP
+    }
+
     /// Word offset of location `loc` of instance `i` in the test memory.
     pub const fn word(&self, i: u32, loc: u32) -> u64 {
         let n = self.instances() as u64;
         let slot = i as u64 * self.loc_mul[loc as usize] as u64 % n;
-        (loc as u64 * n + slot) * self.stride as u64
+        loc as u64 * self.region_words() + slot * self.stride as u64
     }
 
     /// Words of test memory the launch needs.
     pub const fn test_words(&self) -> u64 {
-        self.locations as u64 * self.instances() as u64 * self.stride as u64
+        self.locations as u64 * self.region_words()
     }
 
     /// Word offset (in the scratch area) of the line a stressing block or thread hammers.

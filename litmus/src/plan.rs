@@ -1,7 +1,7 @@
 //! What each launch of a cell runs: its [`Launch`] drawn from a seed (placement, location
 //! permutation, stress), and the checks that make a drawn launch trustworthy. GPU-free.
 
-use crate::launch::{Launch, MAX_LOCATIONS, MAX_REGS, NO_FINAL};
+use crate::launch::{Launch, MAX_LOCATIONS, MAX_REGS, NO_FINAL, REGION_GAP};
 use crate::layout::gcd;
 use crate::oracle::Variant;
 use crate::tests::Shape;
@@ -61,20 +61,38 @@ pub const SCRATCH_WORDS: u32 = 1 << 20;
 /// The widest slot stride a draw uses.
 pub const MAX_STRIDE: u32 = 128;
 
+/// What a draw may choose from beyond the fixed sets below (set from the command line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Knobs {
+    /// Words between consecutive slots of one location region. Below 32 several instances
+    /// share a 128-byte line (one instance's own locations are always in different regions).
+    pub strides: Vec<u32>,
+}
+
+impl Default for Knobs {
+    fn default() -> Knobs {
+        Knobs {
+            strides: STRIDES.to_vec(),
+        }
+    }
+}
+
 /// The stress parameter sets a draw chooses from (the report tallies weak outcomes by each).
 pub const STRESS_ITERS: &[u32] = &[0, 64, 256, 1024];
 pub const PRE_STRESS_ITERS: &[u32] = &[0, 16, 64, 256];
 pub const STRESS_LINES: &[u32] = &[1, 2, 4, 8, 16];
 pub const STRESS_LINE_WORDS: &[u32] = &[32, 64, 128];
-pub const STRIDES: &[u32] = &[64, 128];
+/// Slot strides: 1 and 4 put several instances in one 128-byte line, which is what lets a
+/// `.cta`-scope load hit a stale L1 line (on an H100 the `.cta`-across-CTAs WRC, IRIW and RWC
+/// controls showed weak outcomes only there); 64 and 128 give the relaxed controls their
+/// highest rates. One instance's own locations are always in different regions.
+pub const STRIDES: &[u32] = &[1, 4, 64, 128];
 
 impl Geometry {
     /// Words of test memory any launch of this geometry may use.
     pub fn max_test_words(&self) -> u64 {
-        MAX_LOCATIONS as u64
-            * self.grid_blocks as u64
-            * self.block_threads as u64
-            * MAX_STRIDE as u64
+        let slots = self.grid_blocks as u64 * self.block_threads as u64 * MAX_STRIDE as u64;
+        MAX_LOCATIONS as u64 * (slots + REGION_GAP)
     }
 
     /// Output registers for the largest launch.
@@ -107,7 +125,13 @@ pub fn kernel_name(shape: &Shape, variant: Variant) -> String {
 
 /// Draws launch `seed` of (`shape`, `variant`) on `geometry`. Always passes [`check`] (it
 /// redraws what fails, from the same seed's stream).
-pub fn draw(shape: &Shape, variant: Variant, geometry: Geometry, seed: u32) -> Launch {
+pub fn draw(
+    shape: &Shape,
+    variant: Variant,
+    geometry: Geometry,
+    knobs: &Knobs,
+    seed: u32,
+) -> Launch {
     let mut rng = Rng::new(seed as u64 ^ 0xa076_1d64_78bd_642f);
     let (b, w) = (geometry.grid_blocks, geometry.block_threads);
     let roles = shape.threads.len() as u32;
@@ -155,7 +179,7 @@ pub fn draw(shape: &Shape, variant: Variant, geometry: Geometry, seed: u32) -> L
                 }
             };
         }
-        l.stride = rng.pick(STRIDES);
+        l.stride = rng.pick(&knobs.strides);
         l.stress_lines = rng.pick(STRESS_LINES);
         l.stress_line_words = rng.pick(STRESS_LINE_WORDS);
         l.stress_line_offset = rng.below(SCRATCH_WORDS as u64 / l.stress_line_words as u64) as u32;
@@ -207,8 +231,10 @@ pub fn check(l: &Launch) -> Result<(), String> {
     {
         return Err("a location permutation is not a bijection".into());
     }
-    if l.stride < 64 {
-        return Err(format!("stride {} < 64 words", l.stride));
+    // One instance's locations lie in different regions, at least `stride + REGION_GAP`
+    // words apart whatever their slots (see `Launch::region_words`).
+    if l.stride == 0 || l.stride > MAX_STRIDE {
+        return Err(format!("stride {} outside 1..={MAX_STRIDE}", l.stride));
     }
     if l.stress_lines == 0 || l.stress_line_words == 0 || l.scratch_words / l.stress_line_words == 0
     {

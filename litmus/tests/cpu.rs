@@ -1,7 +1,6 @@
 //! The litmus suite's CPU side: the oracle tables, the SC enumeration, the classification and
 //! the placement, checked without a GPU.
 
-use ptx_sync_litmus::layout::{gcd, inverse, word, Permutation};
 use ptx_sync_litmus::oracle::{Class, Oracle, Variant};
 use ptx_sync_litmus::tests::{shape, SHAPES};
 use std::collections::BTreeSet;
@@ -66,87 +65,5 @@ fn every_shape_the_issue_lists_is_there() {
         "CoWR",
     ] {
         assert!(shape(name).is_some(), "{name} missing");
-    }
-}
-
-#[test]
-fn permutation_roles_are_bijections_in_distinct_ctas() {
-    for (threads, block, roles) in [
-        (132 * 256u64, 256u64, 2u32),
-        (264 * 128, 128, 3),
-        (132 * 256, 256, 4),
-    ] {
-        for seed in [0u64, 7, 12345] {
-            let p = Permutation::new(threads, block, roles, seed).expect("a permutation");
-            assert_eq!(gcd(p.multiplier, threads), 1);
-            for r in 0..roles {
-                let mut seen = vec![false; threads as usize];
-                for i in 0..threads {
-                    let t = p.thread(i, r) as usize;
-                    assert!(!seen[t], "role {r}: thread {t} twice");
-                    seen[t] = true;
-                }
-            }
-            assert!(p.roles_in_distinct_ctas(roles));
-        }
-    }
-    assert_eq!(
-        Permutation::new(256, 256, 2, 0),
-        None,
-        "one block cannot separate two roles"
-    );
-}
-
-#[test]
-fn locations_are_at_least_a_stride_apart() {
-    let (locations, stride) = (3u64, 64u64);
-    let mut words: Vec<u64> = (0..1000)
-        .flat_map(|i| (0..locations).map(move |l| word(i, l, locations, stride)))
-        .collect();
-    words.sort();
-    assert!(words.windows(2).all(|w| w[1] - w[0] >= stride));
-}
-
-#[test]
-fn inverse_undoes_the_multiplier() {
-    let n = 132 * 256;
-    let p = Permutation::new(n, 256, 2, 3).unwrap();
-    let inv = inverse(p.multiplier, n);
-    for t in [0u64, 1, 255, 256, 33791] {
-        for r in 0..2u32 {
-            let i = ((t + n - (r as u64 * p.shift) % n) % n * inv) % n;
-            assert_eq!(p.thread(i, r), t);
-        }
-    }
-}
-
-#[test]
-fn groups_give_each_instance_every_role_once_in_distinct_ctas() {
-    use ptx_sync_litmus::layout::Groups;
-    for (threads, block, roles) in [
-        (132 * 256u64, 256u64, 2u32),
-        (132 * 256, 256, 3),
-        (132 * 256, 256, 4),
-    ] {
-        let g = Groups::new(threads, block, roles, 11).unwrap();
-        let mut seen = vec![vec![None; roles as usize]; g.group as usize];
-        for t in 0..threads {
-            if let Some((i, r)) = g.role_of(t, roles) {
-                assert!(
-                    seen[i as usize][r as usize].is_none(),
-                    "instance {i} role {r} twice"
-                );
-                seen[i as usize][r as usize] = Some(t / block);
-            }
-        }
-        for (i, ctas) in seen.iter().enumerate() {
-            let ctas: Vec<u64> = ctas.iter().map(|c| c.expect("every role played")).collect();
-            for a in 0..ctas.len() {
-                assert!(
-                    ctas[a + 1..].iter().all(|c| *c != ctas[a]),
-                    "instance {i}: roles share a CTA"
-                );
-            }
-        }
     }
 }

@@ -119,7 +119,7 @@ impl Thread {
         // SAFETY: `meet` is the launch's rendezvous word, zeroed by the host before the launch.
         let meet = unsafe { Atomic::<u32, Gpu>::from_ptr(self.meet) };
         let warps = self.launch.instances() / 32;
-        if self.lane % 32 == 0 {
+        if self.lane.is_multiple_of(32) {
             meet.red_add(1, Relaxed);
         }
         let mut polls = 0;

@@ -9,6 +9,8 @@
 #![no_std]
 #![feature(abi_ptx, asm_experimental_arch, stdarch_nvptx)]
 
+// The host uses some of its items (sizes, checks) that the kernels do not.
+#[allow(dead_code)]
 #[path = "../../src/launch.rs"]
 mod launch;
 

@@ -6,7 +6,7 @@ pub mod handoff;
 
 use crate::launch::{Launch, BINS, GARBAGE_BIN, LAUNCH_WORDS};
 use crate::oracle::{Class, Oracle, Variant};
-use crate::plan::{draw, kernel_name, launch_seed, Geometry, SCRATCH_WORDS};
+use crate::plan::{draw, kernel_name, launch_seed, Geometry, Knobs, SCRATCH_WORDS};
 use crate::report::{Outcome, Row};
 use crate::tests::Shape;
 use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
@@ -43,6 +43,8 @@ pub struct Suite {
     pub gpu: Gpu,
     pub module: Module,
     pub geometry: Geometry,
+    /// What launches may be drawn with (`--strides`).
+    pub knobs: Knobs,
     mem: CudaSlice<u32>,
     out: CudaSlice<u32>,
     scratch: CudaSlice<u32>,
@@ -101,6 +103,7 @@ impl Suite {
             gpu,
             module,
             geometry,
+            knobs: Knobs::default(),
             mem,
             out,
             scratch,
@@ -151,7 +154,7 @@ impl Suite {
                     variant,
                     records.len() as u64 + batch.len() as u64,
                 );
-                let l = draw(shape, variant, g, seed);
+                let l = draw(shape, variant, g, &self.knobs, seed);
                 planned += l.instances() as u64;
                 batch.push(l);
             }

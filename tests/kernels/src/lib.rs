@@ -9,7 +9,6 @@ mod cluster;
 mod convergence;
 mod harness;
 mod latch;
-mod litmus;
 mod message;
 mod misuse;
 mod mutex;

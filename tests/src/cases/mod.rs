@@ -6,7 +6,6 @@ pub mod cluster;
 pub mod convergence;
 pub mod harness;
 pub mod latch;
-pub mod litmus;
 pub mod message;
 pub mod misuse;
 pub mod mutex;
@@ -28,7 +27,6 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(ticket::tests());
     all.extend(semaphore::tests());
     all.extend(latch::tests());
-    all.extend(litmus::tests());
     all.extend(barrier::tests());
     all.extend(timed::tests());
     all.extend(misuse::tests());

@@ -1,0 +1,115 @@
+//! The litmus kernels run the shapes of `litmus/src/tests.rs` and nothing else: in each
+//! kernel's PTX, the instructions between the `// litmus role N` markers are exactly the
+//! shape's program under the variant's mapping (README "Orders and scopes -> PTX"), derived
+//! here from the table. A kernel that drifted from its shape, a missing fence, or a wrong order
+//! or scope fails this test. Built for sm_90 and sm_80 (ptxas acceptance: tests/tests/ptxas.rs).
+
+use ptx_sync_litmus::oracle::Variant;
+use ptx_sync_litmus::plan::kernel_name;
+use ptx_sync_litmus::tests::{Insn, Shape, SHAPES};
+use xtask::{build_ptx, workspace_root, Arch};
+
+/// The expected instructions of `shape` as `variant`: for each role, its marker and then one
+/// opcode per instruction.
+fn expected(shape: &Shape, variant: Variant) -> Vec<String> {
+    let scope = variant.scope();
+    let sync = variant != Variant::Relaxed;
+    let mut out = Vec::new();
+    for (r, role) in shape.threads.iter().enumerate() {
+        out.push(format!("// litmus role {r}"));
+        for insn in role.iter() {
+            match insn {
+                Insn::St(..) if sync => out.push(format!("st.release.{scope}.b32")),
+                Insn::St(..) => out.push(format!("st.relaxed.{scope}.b32")),
+                Insn::Ld(_) if sync => out.push(format!("ld.acquire.{scope}.b32")),
+                Insn::Ld(_) => out.push(format!("ld.relaxed.{scope}.b32")),
+                Insn::Fence if sync => out.push(format!("fence.sc.{scope}")),
+                Insn::Fence => {}
+            }
+        }
+    }
+    out.push("// litmus end".into());
+    out
+}
+
+/// The body of `.entry name` in `ptx`.
+fn body<'a>(ptx: &'a str, name: &str) -> &'a str {
+    let start = ptx
+        .find(&format!(".entry {name}("))
+        .unwrap_or_else(|| panic!("no kernel {name} in the PTX"));
+    let rest = &ptx[start..];
+    let end = rest.find("\n}\n").expect("end of kernel");
+    &rest[..end]
+}
+
+/// The markers and the memory-model instructions (ld/st/fence/atom/red) from the first role
+/// marker to the end marker, in order. Anything else (address arithmetic, moves) is left out.
+fn observed(body: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in body.lines().map(str::trim) {
+        if line.starts_with("// litmus role") || line == "// litmus end" {
+            inside = line != "// litmus end";
+            out.push(line.to_string());
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let op = line.split_whitespace().next().unwrap_or("");
+        if ["ld.", "st.", "fence.", "atom.", "red.", "membar"]
+            .iter()
+            .any(|p| op.starts_with(p))
+        {
+            out.push(op.trim_end_matches(';').to_string());
+        }
+    }
+    out
+}
+
+fn check(arch: Arch) {
+    let ptx =
+        build_ptx(&workspace_root().join("litmus/kernels"), arch).unwrap_or_else(|e| panic!("{e}"));
+    let ptx = std::fs::read_to_string(&ptx).expect("read the PTX");
+    let mut checked = 0;
+    for shape in SHAPES {
+        for variant in Variant::ALL {
+            let name = kernel_name(shape, variant);
+            assert_eq!(
+                observed(body(&ptx, &name)),
+                expected(shape, variant),
+                "{arch} {name}: PTX differs from the shape {}",
+                shape.name
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, SHAPES.len() * Variant::ALL.len());
+}
+
+#[test]
+fn every_litmus_kernel_is_its_shape_sm_90() {
+    check(Arch::Sm90);
+}
+
+#[test]
+fn every_litmus_kernel_is_its_shape_sm_80() {
+    check(Arch::Sm80);
+}
+
+#[test]
+fn the_control_differs_from_the_claim() {
+    // The relaxed control of MP has no acquire and no release: if it had, it could not show
+    // the weak outcome it is there to show.
+    let mp = SHAPES.iter().find(|s| s.name == "MP").unwrap();
+    let relaxed = expected(mp, Variant::Relaxed).join(" ");
+    assert!(!relaxed.contains("acquire") && !relaxed.contains("release"));
+    let sb = SHAPES.iter().find(|s| s.name == "SB").unwrap();
+    assert_eq!(
+        expected(sb, Variant::Synchronized)
+            .iter()
+            .filter(|i| *i == "fence.sc.gpu")
+            .count(),
+        2
+    );
+}
