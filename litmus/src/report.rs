@@ -71,13 +71,16 @@ impl Row {
     /// claim no forbidden outcome. A control that shows no weak outcome passes (the model
     /// allows, not requires, it) but its verdict says the harness did not see one.
     pub fn passed(&self) -> bool {
-        let counted: u64 = self.outcomes.iter().map(|o| o.count).sum();
-        self.impossible() == 0 && self.forbidden() == 0 && counted == self.instances
+        self.impossible() == 0 && self.forbidden() == 0 && self.all_counted()
+    }
+
+    /// Whether the outcomes account for every instance exactly.
+    fn all_counted(&self) -> bool {
+        self.outcomes.iter().map(|o| o.count).sum::<u64>() == self.instances
     }
 
     pub fn verdict(&self) -> &'static str {
-        let counted: u64 = self.outcomes.iter().map(|o| o.count).sum();
-        if self.impossible() != 0 || counted != self.instances {
+        if self.impossible() != 0 || !self.all_counted() {
             "HARNESS ERROR"
         } else if self.forbidden() != 0 {
             "FORBIDDEN SEEN"

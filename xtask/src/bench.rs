@@ -1,7 +1,7 @@
 //! `cargo xtask bench-gpu`: stages the benchmark runner, the Rust benchmark PTX and the CUDA C++
 //! references (as source: nvcc builds them on the GPU machine), and runs them.
 
-use crate::stage::{build_bin, copy_into, io, strip, write_script};
+use crate::stage::{build_bin, check_dir, copy_into, io, strip, write_script};
 use crate::{build_all, workspace_root, Arch};
 use std::fs;
 use std::path::Path;
@@ -41,16 +41,7 @@ const MARK: &str = "ptx-sync benchmarks, staged by `cargo xtask stage-bench`";
 
 /// Puts `bench-gpu`, every kernel crate's PTX, bench/cpp and run.sh into `dir`.
 pub fn stage_bench(dir: &Path, arch: Arch) -> Result<(), String> {
-    if dir.exists() {
-        let ours = fs::read_to_string(dir.join("README.txt")).is_ok_and(|t| t.starts_with(MARK));
-        let empty = io(dir, fs::read_dir(dir))?.next().is_none();
-        if !ours && !empty {
-            return Err(format!(
-                "{} is neither empty nor an earlier bench stage",
-                dir.display()
-            ));
-        }
-    }
+    check_dir(dir, MARK)?;
     let runner = build_bin("ptx-sync-bench", "bench-gpu")?;
     let ptx = build_all(arch)?;
     copy_into(&ptx, &dir.join("ptx"))?;

@@ -1,7 +1,7 @@
 //! `cargo xtask litmus` / `stage-litmus`: the litmus runner and its PTX in one folder that runs
 //! on any x86-64 Linux machine with an NVIDIA driver (no Rust, no CUDA toolkit there).
 
-use crate::stage::{build_bin, copy_into, io, strip, write_script};
+use crate::stage::{build_bin, check_dir, copy_into, io, strip, write_script};
 use crate::{build_ptx, ptxas_check, workspace_root, Arch};
 use std::fs;
 use std::path::Path;
@@ -19,16 +19,7 @@ const MARK: &str = "ptx-sync litmus suite, staged by `cargo xtask stage-litmus`"
 /// Builds the litmus kernels for `arch` (ptxas-checked) and the release `litmus` runner, and
 /// puts them with run.sh into `dir` (`litmus`, `ptx/ptx_sync_litmus_kernels.ptx`).
 pub fn stage_litmus(dir: &Path, arch: Arch) -> Result<(), String> {
-    if dir.exists() {
-        let ours = fs::read_to_string(dir.join("README.txt")).is_ok_and(|t| t.starts_with(MARK));
-        let empty = io(dir, fs::read_dir(dir))?.next().is_none();
-        if !ours && !empty {
-            return Err(format!(
-                "{} is neither empty nor an earlier litmus stage",
-                dir.display()
-            ));
-        }
-    }
+    check_dir(dir, MARK)?;
     let ptx = build_ptx(&workspace_root().join("litmus/kernels"), arch)?;
     ptxas_check(&ptx, arch)?;
     let runner = build_bin("ptx-sync-litmus", "litmus")?;

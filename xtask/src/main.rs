@@ -1,6 +1,6 @@
 //! `cargo xtask <command>`: see `help`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{exit, Command};
 use std::time::Instant;
 use xtask::workspace_root;
@@ -108,25 +108,42 @@ fn ptxas(arch: Option<Arch>) -> Result<(), String> {
     Ok(())
 }
 
-fn test_gpu(arch: Arch, dir: PathBuf, filter: Option<String>) -> Result<i32, String> {
-    build(arch, true)?;
-    stage(&dir, arch)?;
-    let mut cmd = Command::new(dir.join("run.sh"));
-    if let Some(f) = &filter {
-        cmd.args(["--filter", f]);
-    }
-    let status = cmd
+/// Runs `dir/run.sh` with `args` (and `env`); on exit 2 (no CUDA driver) says that `what` was
+/// built and staged in `dir` for a GPU machine. Returns the script's exit code.
+fn run_staged(
+    dir: &Path,
+    args: &[String],
+    env: &[(&str, PathBuf)],
+    what: &str,
+) -> Result<i32, String> {
+    let code = Command::new(dir.join("run.sh"))
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .status()
-        .map_err(|e| format!("running {}/run.sh: {e}", dir.display()))?;
-    let code = status.code().unwrap_or(1);
+        .map_err(|e| format!("running {}/run.sh: {e}", dir.display()))?
+        .code()
+        .unwrap_or(1);
     if code == 2 {
         eprintln!(
-            "no GPU found: the runner found no CUDA driver; the PTX was built and ptxas-checked \
-             for {arch}; to run on a remote GPU machine copy {} there and run ./run.sh",
+            "no GPU found: {what} built and staged in {}; copy it to a GPU machine and run ./run.sh",
             dir.display()
         );
     }
     Ok(code)
+}
+
+fn test_gpu(arch: Arch, dir: PathBuf, filter: Option<String>) -> Result<i32, String> {
+    build(arch, true)?;
+    stage(&dir, arch)?;
+    let args: Vec<String> = filter
+        .map(|f| vec!["--filter".into(), f])
+        .unwrap_or_default();
+    run_staged(
+        &dir,
+        &args,
+        &[],
+        &format!("the GPU suite was ptxas-checked for {arch},"),
+    )
 }
 
 fn run() -> Result<i32, String> {
@@ -188,23 +205,14 @@ fn run() -> Result<i32, String> {
                 .unwrap_or_else(|| workspace_root().join(".stage/bench"));
             build(arch, true)?;
             stage_bench(&dir, arch)?;
-            let mut cmd = Command::new(dir.join("run.sh"));
-            cmd.env("BENCH_OUT", workspace_root());
-            if let Some(f) = &args.filter {
-                cmd.args(["--filter", f]);
-            }
-            let code = cmd
-                .status()
-                .map_err(|e| format!("running {}/run.sh: {e}", dir.display()))?
-                .code()
-                .unwrap_or(1);
-            if code == 2 {
-                eprintln!(
-                    "no GPU found: the benchmarks were built and staged in {}; copy it to a GPU machine and run ./run.sh",
-                    dir.display()
-                );
-            }
-            return Ok(code);
+            let filter = args.filter.map(|f| vec!["--filter".into(), f]);
+            let env = [("BENCH_OUT", workspace_root())];
+            return run_staged(
+                &dir,
+                &filter.unwrap_or_default(),
+                &env,
+                "the benchmarks were",
+            );
         }
         "stage-litmus" => {
             let args = parse(argv, &["--arch", "--dir"])?;
@@ -229,20 +237,8 @@ fn run() -> Result<i32, String> {
                 .dir
                 .unwrap_or_else(|| workspace_root().join(".stage/litmus"));
             stage_litmus(&dir, arch)?;
-            let code = Command::new(dir.join("run.sh"))
-                .args(&runner_args)
-                .env("LITMUS_OUT", workspace_root())
-                .status()
-                .map_err(|e| format!("running {}/run.sh: {e}", dir.display()))?
-                .code()
-                .unwrap_or(1);
-            if code == 2 {
-                eprintln!(
-                    "no GPU found: the litmus suite was built and staged in {}; copy it to a GPU machine and run ./run.sh",
-                    dir.display()
-                );
-            }
-            return Ok(code);
+            let env = [("LITMUS_OUT", workspace_root())];
+            return run_staged(&dir, &runner_args, &env, "the litmus suite was");
         }
         "help" | "--help" | "-h" => println!("{HELP}"),
         other => return Err(format!("unknown command `{other}`\n\n{HELP}")),

@@ -26,7 +26,7 @@ pub(crate) fn io<T>(what: &Path, r: std::io::Result<T>) -> Result<T, String> {
 /// GPU suite on any x86-64 Linux machine with an NVIDIA driver (no cargo, no CUDA toolkit).
 /// The runner is stripped. `dir` must be missing, empty, or an earlier stage.
 pub fn stage(dir: &Path, arch: Arch) -> Result<(), String> {
-    check_dir(dir)?;
+    check_dir(dir, MARK)?;
     let runner = build_bin("ptx-sync-tests", RUNNER)?;
     let ptx = build_all(arch)?;
 
@@ -82,18 +82,19 @@ pub(crate) fn write_script(path: &Path, text: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Refuses to write into a non-empty folder that is not an earlier stage.
-fn check_dir(dir: &Path) -> Result<(), String> {
+/// Refuses to write into a non-empty folder that is not an earlier stage of the same kind
+/// (its README.txt starts with `mark`); creates it if missing.
+pub(crate) fn check_dir(dir: &Path, mark: &str) -> Result<(), String> {
     if !dir.exists() {
         return io(dir, fs::create_dir_all(dir));
     }
     let empty = io(dir, fs::read_dir(dir))?.next().is_none();
-    let ours = fs::read_to_string(dir.join("README.txt")).is_ok_and(|t| t.starts_with(MARK));
+    let ours = fs::read_to_string(dir.join("README.txt")).is_ok_and(|t| t.starts_with(mark));
     if empty || ours {
         Ok(())
     } else {
         Err(format!(
-            "{} is neither empty nor an earlier stage; not writing there",
+            "{} is neither empty nor an earlier stage (`{mark}`); not writing there",
             dir.display()
         ))
     }

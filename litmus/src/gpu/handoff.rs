@@ -138,16 +138,7 @@ pub fn handoff_outcomes(stats: &[u64]) -> Vec<Outcome> {
         ("stale", Class::Forbidden),
         ("lost", Class::Impossible),
     ];
-    kinds
-        .iter()
-        .zip(stats)
-        .filter(|(_, &count)| count != 0)
-        .map(|(&(label, class), &count)| Outcome {
-            label: label.to_string(),
-            count,
-            class,
-        })
-        .collect()
+    labelled(&kinds, stats)
 }
 
 /// The `Sys` MP bins (`[2y + x]` for `[y, x]` in {0, 1}, then values out of range) as
@@ -163,9 +154,14 @@ pub fn mp_outcomes(bins: &[u64]) -> Vec<Outcome> {
         ("out of range", Class::Impossible),
         ("[1, 1], reader polled until the flag arrived", Class::Sc),
     ];
+    labelled(&kinds, bins)
+}
+
+/// Outcomes from per-kind counts (`kinds[k]` labels `counts[k]`); zero counts are left out.
+fn labelled(kinds: &[(&str, Class)], counts: &[u64]) -> Vec<Outcome> {
     kinds
         .iter()
-        .zip(bins)
+        .zip(counts)
         .filter(|(_, &count)| count != 0)
         .map(|(&(label, class), &count)| Outcome {
             label: label.to_string(),
