@@ -123,15 +123,16 @@ pub fn kernel_name(shape: &Shape, variant: Variant) -> String {
     )
 }
 
-/// Draws launch `seed` of (`shape`, `variant`) on `geometry`. Always passes [`check`] (it
-/// redraws what fails, from the same seed's stream).
+/// Draws launch `seed` of (`shape`, `variant`) on `geometry`. What it returns always passes
+/// [`check`] (it redraws what fails, from the same seed's stream); a geometry too small for
+/// the shape (fewer testing blocks or warps per block than roles) is an error that says so.
 pub fn draw(
     shape: &Shape,
     variant: Variant,
     geometry: Geometry,
     knobs: &Knobs,
     seed: u32,
-) -> Launch {
+) -> Result<Launch, String> {
     let mut rng = Rng::new(seed as u64 ^ 0xa076_1d64_78bd_642f);
     let (b, w) = (geometry.grid_blocks, geometry.block_threads);
     let roles = shape.threads.len() as u32;
@@ -189,10 +190,16 @@ pub fn draw(
         l.pre_stress_pattern = rng.below(4) as u32;
         l.rendezvous = (rng.below(8) != 0) as u32;
         if check(&l).is_ok() {
-            return l;
+            return Ok(l);
         }
     }
-    panic!("no valid launch of {} for {geometry:?}", shape.name)
+    Err(format!(
+        "no valid launch of {} ({}) on {b} blocks x {w} threads in 1000 draws: its {roles} roles \
+         need {roles} warps per block within one CTA, or a prime count of at least {roles} \
+         testing blocks (half the grid or more) across CTAs; raise --threads or --blocks-per-sm",
+        shape.name,
+        variant.name()
+    ))
 }
 
 /// Checks everything the kernels rely on: sizes within the buffers, each (instance, role)

@@ -57,7 +57,7 @@ fn drawn_launches() -> impl Iterator<Item = (&'static Shape, Variant, Geometry, 
                     let knobs = knobs.clone();
                     (0..seeds as u64).map(move |k| {
                         let seed = launch_seed(0x5eed, s.name, v, k);
-                        (s, v, g, draw(s, v, g, &knobs, seed))
+                        (s, v, g, draw(s, v, g, &knobs, seed).unwrap())
                     })
                 })
         })
@@ -281,7 +281,7 @@ fn locations_of_one_instance_are_at_least_64_words_apart_with_wide_strides() {
     for s in SHAPES.iter().filter(|s| s.locations() > 1) {
         for v in Variant::ALL {
             for k in 0..2 {
-                let l = draw(s, v, g, &knobs, launch_seed(7, s.name, v, k));
+                let l = draw(s, v, g, &knobs, launch_seed(7, s.name, v, k)).unwrap();
                 let what = what(s, v, g, &l);
                 assert!(knobs.strides.contains(&l.stride), "{what}");
                 let min = closest_own_locations(&l);
@@ -302,7 +302,7 @@ fn locations_of_one_instance_are_at_least_64_words_apart_with_default_strides() 
     for s in SHAPES.iter().filter(|s| s.locations() > 1) {
         for v in Variant::ALL {
             for k in 0..4 {
-                let l = draw(s, v, g, &knobs, launch_seed(7, s.name, v, k));
+                let l = draw(s, v, g, &knobs, launch_seed(7, s.name, v, k)).unwrap();
                 let min = closest_own_locations(&l);
                 assert!(
                     min >= 64,
@@ -326,24 +326,40 @@ fn locations_of_one_instance_are_at_least_a_stride_apart() {
             g,
             &knobs,
             launch_seed(7, s.name, Variant::Relaxed, k),
-        );
+        )
+        .unwrap();
         assert_eq!(check(&l), Ok(()));
         assert!(closest_own_locations(&l) >= l.stride as u64);
     }
 }
 
 #[test]
-#[should_panic(expected = "no valid launch of IRIW")]
-fn draw_panics_when_blocks_have_fewer_warps_than_roles() {
-    // IRIW within one CTA needs 4 warps; 64-thread blocks have 2. (`litmus --threads 64` is
-    // accepted by the binary's argument check, so such a run would panic here.)
+fn draw_refuses_blocks_with_fewer_warps_than_roles() {
+    // IRIW within one CTA needs 4 warps; 64-thread blocks have 2.
     let s = shape("IRIW").unwrap();
-    draw(
+    let err = draw(
         s,
         Variant::CtaWithinCta,
         geometry(66, 64),
         &Knobs::default(),
         1,
+    )
+    .unwrap_err();
+    assert!(
+        err.starts_with("no valid launch of IRIW (cta-within-cta)"),
+        "{err}"
+    );
+    assert!(err.contains("raise --threads"), "{err}");
+}
+
+#[test]
+fn draw_refuses_grids_with_fewer_blocks_than_roles() {
+    // IRIW across CTAs needs 4 testing blocks; a 1-SM GPU at 2 blocks per SM has 2.
+    let s = shape("IRIW").unwrap();
+    let err = draw(s, Variant::Relaxed, geometry(2, 256), &Knobs::default(), 1).unwrap_err();
+    assert!(
+        err.starts_with("no valid launch of IRIW (relaxed) on 2 blocks"),
+        "{err}"
     );
 }
 
@@ -385,7 +401,7 @@ fn stress_lines_lie_in_the_scratch_area() {
 /// A valid launch of `name` (`variant`) on 132 x 128 to break.
 fn valid(name: &str, variant: Variant) -> Launch {
     let s = shape(name).unwrap();
-    let l = draw(s, variant, geometry(132, 128), &Knobs::default(), 12345);
+    let l = draw(s, variant, geometry(132, 128), &Knobs::default(), 12345).unwrap();
     assert_eq!(check(&l), Ok(()));
     l
 }
@@ -714,12 +730,12 @@ fn launch_seeds_are_deterministic_and_distinct() {
     let g = geometry(132, 128);
     let knobs = Knobs::default();
     let seed = launch_seed(9, mp.name, Variant::Relaxed, 0);
-    let a = draw(mp, Variant::Relaxed, g, &knobs, seed);
-    assert_eq!(a, draw(mp, Variant::Relaxed, g, &knobs, seed));
+    let a = draw(mp, Variant::Relaxed, g, &knobs, seed).unwrap();
+    assert_eq!(a, draw(mp, Variant::Relaxed, g, &knobs, seed).unwrap());
     assert_eq!(a.seed, seed);
     let mut launches = vec![a];
     for k in 1..16 {
-        let l = draw(mp, Variant::Relaxed, g, &knobs, seed.wrapping_add(k));
+        let l = draw(mp, Variant::Relaxed, g, &knobs, seed.wrapping_add(k)).unwrap();
         assert!(!launches.contains(&l), "seed + {k} draws an earlier launch");
         launches.push(l);
     }
@@ -735,7 +751,8 @@ fn launch_words_are_the_fields_in_order() {
         geometry(132, 128),
         &Knobs::default(),
         0xdead_beef,
-    );
+    )
+    .unwrap();
     let w = launch_words(&l);
     assert_eq!(w.len(), LAUNCH_WORDS);
     assert_eq!(w[0], 0xdead_beef);

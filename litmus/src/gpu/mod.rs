@@ -154,7 +154,7 @@ impl Suite {
                     variant,
                     records.len() as u64 + batch.len() as u64,
                 );
-                let l = draw(shape, variant, g, &self.knobs, seed);
+                let l = draw(shape, variant, g, &self.knobs, seed)?;
                 planned += l.instances() as u64;
                 batch.push(l);
             }
