@@ -399,16 +399,27 @@ pub unsafe extern "ptx-kernel" fn litmus_sys_mp_host_to_gpu_relaxed(
     mp_host_to_gpu::<false>(words, instances, timeout_ns, bins)
 }
 
-/// MP GPU -> host at `Sys` scope, same layout as [`mp_host_to_gpu`]: GPU thread `g` stores
-/// `x_i = 1` (`st.relaxed.sys`) then `y_i = 1` (`st.release.sys`) for instances
-/// `g, g + G, ...`; a host thread polls each `y_i` with an Acquire load, then loads `x_i`.
-/// The release store is cumulative over the earlier store to `x_i` at system scope, so a host
-/// acquire that reads `y_i = 1` must then read `x_i = 1`.
+/// MP GPU -> host at `Sys` scope, same layout as [`mp_host_to_gpu`] plus a pacing word `go`
+/// at `words[2 * instances * SYS_STRIDE]`: GPU thread `g` plays instances `g, g + G, ...`;
+/// for instance `i` it waits until `go > i` (`ld.relaxed.sys`; the host stores `go = i + 1`
+/// just before it starts polling `y_i`) or `timeout_ns` (from kernel start) has passed, then
+/// stores `x_i = 1` (`st.relaxed.sys`) and `y_i = 1` (`st.release.sys`). Without the pacing the
+/// kernel had written nearly every flag before the host thread got to it, so the host never
+/// raced the writes. The release store is cumulative over the earlier store to `x_i` at system
+/// scope, so a host acquire that reads `y_i = 1` must then read `x_i = 1`. Launch one warp:
+/// every waiting thread polls `go` across PCIe.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn litmus_sys_mp_gpu_to_host(words: *mut u32, instances: u32) {
+pub unsafe extern "ptx-kernel" fn litmus_sys_mp_gpu_to_host(
+    words: *mut u32,
+    instances: u32,
+    timeout_ns: u64,
+) {
+    let deadline = global_timer_ns().saturating_add(timeout_ns);
+    let go = Atomic::<u32, Sys>::from_ptr(words.add(2 * instances as usize * SYS_STRIDE));
     let (g, grid) = grid_thread();
     let mut i = g;
     while i < instances {
+        while go.load(Relaxed) <= i && global_timer_ns() < deadline {}
         let x = Atomic::<u32, Sys>::from_ptr(words.add(i as usize * SYS_STRIDE));
         let y = Atomic::<u32, Sys>::from_ptr(words.add((instances + i) as usize * SYS_STRIDE));
         x.store(1, Relaxed);

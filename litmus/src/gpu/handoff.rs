@@ -39,8 +39,9 @@ const MUTEX_WORDS: usize = 2 * LINE + WORDS * LINE;
 /// poll) tries before it counts its instances as lost. Far above any healthy handoff (an
 /// unfair semaphore among thousands of threads included), far below the watchdog.
 const WAIT_NS: u64 = 5_000_000_000;
-/// The same bound for the host thread's polls in MP GPU -> host.
-const HOST_WAIT: Duration = Duration::from_secs(5);
+/// The bound on one launch of MP GPU -> host, for the host thread's polls and the kernel's
+/// waits for the host's pacing word (a launch takes about a second: one instance at a time).
+const PACED_WAIT: Duration = Duration::from_secs(20);
 
 /// The sizes of every row: what `scale` multiplies. Pure, so the expected instance counts are
 /// CPU-tested.
@@ -516,7 +517,8 @@ fn grid_barrier(env: &Env) -> Result<Row, String> {
 }
 
 /// The `Sys` MP locations of one launch in mapped memory: `x_i` at `i * SYS_STRIDE`, `y_i` at
-/// `(n + i) * SYS_STRIDE` (as the kernels index them).
+/// `(n + i) * SYS_STRIDE`, the GPU -> host pacing word `go` at `2n * SYS_STRIDE` (as the
+/// kernels index them).
 struct SysWords {
     buf: MappedBuffer<u32>,
     n: usize,
@@ -525,7 +527,7 @@ struct SysWords {
 impl SysWords {
     fn new(env: &Env, test: &str) -> Result<SysWords, String> {
         let n = env.plan.sys_launch_instances() as usize;
-        let buf = MappedBuffer::<u32>::new(env.gpu, 2 * n * SYS_STRIDE)
+        let buf = MappedBuffer::<u32>::new(env.gpu, (2 * n + 1) * SYS_STRIDE)
             .map_err(ctx(test, "allocating mapped host memory"))?;
         Ok(SysWords { buf, n })
     }
@@ -538,6 +540,10 @@ impl SysWords {
         &self.buf.atomics_u32()[(self.n + i) * SYS_STRIDE]
     }
 
+    fn go(&self) -> &AtomicU32 {
+        &self.buf.atomics_u32()[2 * self.n * SYS_STRIDE]
+    }
+
     /// Back to 0 between launches (the GPU is idle: plain relaxed stores suffice, and the
     /// next launch orders them before its kernel).
     fn clear(&self) {
@@ -545,6 +551,7 @@ impl SysWords {
             self.x(i).store(0, Relaxed);
             self.y(i).store(0, Relaxed);
         }
+        self.go().store(0, Relaxed);
     }
 
     fn sys_config(&self, env: &Env) -> LaunchConfig {
@@ -597,9 +604,12 @@ fn mp_host_to_gpu(env: &Env, x_acquire: bool) -> Result<Row, String> {
     ))
 }
 
-/// MP GPU -> host (`litmus_sys_mp_gpu_to_host`): while the kernel stores `x_i` then `y_i`
-/// (`st.release.sys`), this thread polls each `y_i` (Acquire) until it reads 1 or
-/// [`HOST_WAIT`] since the launch has passed, then loads `x_i` (Relaxed: the acquire orders it).
+/// MP GPU -> host (`litmus_sys_mp_gpu_to_host`, one warp): for each instance in turn this
+/// thread stores the pacing word `go = i + 1`, then polls `y_i` (Acquire) until it reads 1 or
+/// [`PACED_WAIT`] since the launch has passed, then loads `x_i` (Relaxed: the acquire orders
+/// it). The GPU lane that owns `i` stores `x_i` then `y_i` (`st.release.sys`) once it reads
+/// `go > i`, so the host is already polling when the writes arrive: the two sides race on
+/// every instance (the row's "polled until the flag arrived" count says how many did).
 fn mp_gpu_to_host(env: &Env) -> Result<Row, String> {
     const TEST: &str = "MP GPU->host";
     let p = &env.plan;
@@ -607,18 +617,25 @@ fn mp_gpu_to_host(env: &Env) -> Result<Row, String> {
     let kernel = env.kernel(TEST, "litmus_sys_mp_gpu_to_host")?;
     let words = SysWords::new(env, TEST)?;
     let (ptr, n) = (words.buf.device_ptr(), words.n as u32);
+    let timeout_ns = PACED_WAIT.as_nanos() as u64;
+    let warp = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
     let mut bins = [0u64; 6];
     for launch in 0..p.sys_launches {
         if launch > 0 {
             words.clear();
         }
         let mut b = env.gpu.stream().launch_builder(kernel.function());
-        b.arg(&ptr).arg(&n);
+        b.arg(&ptr).arg(&n).arg(&timeout_ns);
         // SAFETY: the arguments match the kernel's signature; the mapped buffer holds 2n
-        // locations and outlives the launch (we wait below).
-        unsafe { b.launch(words.sys_config(env)) }.map_err(ctx(TEST, "launching"))?;
-        let deadline = Instant::now() + HOST_WAIT;
+        // locations and the pacing word, and outlives the launch (we wait below).
+        unsafe { b.launch(warp) }.map_err(ctx(TEST, "launching"))?;
+        let deadline = Instant::now() + PACED_WAIT;
         for i in 0..words.n {
+            words.go().store(i as u32 + 1, Relaxed);
             let (y, waited) = poll_flag(words.y(i), deadline);
             let x = words.x(i).load(Relaxed);
             bins[mp_bin(y, x, waited)] += 1;
