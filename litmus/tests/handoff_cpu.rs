@@ -3,12 +3,16 @@
 //! with the right verdicts.
 
 use ptx_sync_litmus::gpu::handoff::{
-    handoff_outcomes, mp_bin, mp_outcomes, scaled, Plan, NEIGHBOURS,
+    control_outcomes, handoff_outcomes, mp_bin, mp_outcomes, scaled, Plan, NEIGHBOURS,
 };
 use ptx_sync_litmus::oracle::Class;
 use ptx_sync_litmus::report::{Outcome, Row};
 
 fn row(instances: u64, outcomes: Vec<Outcome>) -> Row {
+    claim_or_control(true, instances, outcomes)
+}
+
+fn claim_or_control(claim: bool, instances: u64, outcomes: Vec<Outcome>) -> Row {
     Row {
         test: "t".into(),
         variant: "sync".into(),
@@ -18,7 +22,7 @@ fn row(instances: u64, outcomes: Vec<Outcome>) -> Row {
         outcomes,
         launches: 1,
         seconds: 0.0,
-        claim: true,
+        claim,
     }
 }
 
@@ -109,6 +113,27 @@ fn handoff_counters_become_outcomes_and_verdicts() {
         row(1001, handoff_outcomes(&[1000, 0, 0])).verdict(),
         "HARNESS ERROR"
     );
+}
+
+#[test]
+fn a_relaxed_control_counts_stale_reads_as_its_weak_outcome() {
+    // The same counters as the claim; stale is what the control is there to show.
+    let stale = control_outcomes(&[990, 10, 0]);
+    assert_eq!(
+        stale.iter().map(|o| o.class).collect::<Vec<_>>(),
+        [Class::Sc, Class::WeakAllowed]
+    );
+    let r = claim_or_control(false, 1000, stale);
+    assert_eq!((r.weak(), r.forbidden(), r.verdict()), (10, 0, "weak seen"));
+    assert!(r.passed());
+
+    let none = claim_or_control(false, 1000, control_outcomes(&[1000, 0, 0]));
+    assert_eq!(none.verdict(), "no weak seen");
+
+    // A lost handoff is still a broken run: the relaxed algorithms hand every unit over.
+    let lost = claim_or_control(false, 1000, control_outcomes(&[990, 0, 10]));
+    assert_eq!(lost.verdict(), "HARNESS ERROR");
+    assert!(!lost.passed());
 }
 
 #[test]

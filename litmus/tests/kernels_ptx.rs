@@ -113,3 +113,53 @@ fn the_control_differs_from_the_claim() {
         2
     );
 }
+
+/// The memory-model instructions of kernel `name` (all of its body).
+fn ops(ptx: &str, name: &str) -> Vec<String> {
+    body(ptx, name)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|op| {
+            ["ld.", "st.", "fence.", "atom.", "red.", "membar"]
+                .iter()
+                .any(|p| op.starts_with(p))
+        })
+        .map(|op| op.trim_end_matches(';').to_string())
+        .collect()
+}
+
+#[test]
+fn handoff_controls_are_their_claims_with_every_order_relaxed() {
+    let ptx = build_ptx(&workspace_root().join("litmus/kernels"), Arch::Sm90)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ptx = std::fs::read_to_string(&ptx).expect("read the PTX");
+    let strong = |op: &String| {
+        ["acquire", "release", "acq_rel", "fence", "membar"]
+            .iter()
+            .any(|s| op.contains(s))
+    };
+    for base in [
+        "litmus_handoff_semaphore_lock",
+        "litmus_handoff_semaphore_token",
+        "litmus_handoff_latch",
+    ] {
+        let claim = ops(&ptx, base);
+        let control = ops(&ptx, &format!("{base}_relaxed"));
+        assert!(
+            claim.iter().any(|o| o.contains("acquire"))
+                && claim.iter().any(|o| o.contains("release")),
+            "{base}: the claim has no acquire/release: {claim:?}"
+        );
+        assert!(
+            !control.iter().any(strong),
+            "{base}_relaxed: the control orders something: {control:?}"
+        );
+        // Same data accesses: the plain loads and stores of the payload are untouched.
+        let plain = |v: &[String]| v.iter().filter(|o| o.contains(".global.")).count();
+        assert_eq!(
+            plain(&claim),
+            plain(&control),
+            "{base}: data accesses differ"
+        );
+    }
+}

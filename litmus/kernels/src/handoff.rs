@@ -8,8 +8,14 @@
 //! visible: forbidden by the PTX memory model), `[2]` lost (a bounded wait gave up, so nothing
 //! was checked). The data words are plain (`ld/st.global`, no `.relaxed`/`.acquire`): only the
 //! primitive orders them, which is what each test is about.
+//!
+//! Controls: the semaphore-lock, token and latch kernels also run with [`RelaxedSemaphore`] /
+//! [`RelaxedLatch`], the same algorithms with every order relaxed. Nothing then orders the
+//! data, so the model allows stale reads, and the H100 shows them (a reader's L1 keeps lines
+//! from earlier rounds that no acquire invalidates): proof that the checks above see a
+//! broken primitive.
 
-use ptx_sync::wait::global_timer_ns;
+use ptx_sync::wait::{global_timer_ns, poll_until_for, NanoSleep};
 use ptx_sync::{
     block, Atomic, Barrier, BinarySemaphore, Gpu, GridBarrier, Latch, Mutex, Ordering::*, Spin, Sys,
 };
@@ -65,6 +71,62 @@ impl Tally {
     }
 }
 
+/// The acquire and release sides of a one-unit semaphore: `BinarySemaphore<Gpu>` (what the
+/// claims test) or [`RelaxedSemaphore`] (their control).
+trait Unit {
+    /// The unit at `ptr` (a `u32`: 1 free, 0 taken).
+    unsafe fn at<'a>(ptr: *mut u32) -> &'a Self;
+    /// Takes the unit within about `ns` nanoseconds, or returns `false`.
+    fn acquire_for(&self, ns: u64) -> bool;
+    /// Gives the unit back.
+    fn release(&self);
+}
+
+impl Unit for BinarySemaphore<Gpu> {
+    #[inline(always)]
+    unsafe fn at<'a>(ptr: *mut u32) -> &'a Self {
+        BinarySemaphore::from_ptr(ptr)
+    }
+
+    #[inline(always)]
+    fn acquire_for(&self, ns: u64) -> bool {
+        self.try_acquire_for(ns)
+    }
+
+    #[inline(always)]
+    fn release(&self) {
+        BinarySemaphore::release(self, 1)
+    }
+}
+
+/// `BinarySemaphore<Gpu>`'s algorithm with its orders weakened: `atom.cas.relaxed.gpu` takes
+/// the unit, `atom.add.relaxed.gpu` gives it back. Mutual exclusion still holds (the RMWs are
+/// atomic), but no release/acquire pair orders the data around them.
+#[repr(transparent)]
+struct RelaxedSemaphore(Atomic<u32, Gpu>);
+
+impl Unit for RelaxedSemaphore {
+    #[inline(always)]
+    unsafe fn at<'a>(ptr: *mut u32) -> &'a Self {
+        &*ptr.cast::<Self>()
+    }
+
+    #[inline(always)]
+    fn acquire_for(&self, ns: u64) -> bool {
+        poll_until_for::<NanoSleep, _>(ns, || {
+            let taken = self.0.load(Relaxed) == 1
+                && self.0.compare_exchange(1, 0, Relaxed, Relaxed).is_ok();
+            taken.then_some(())
+        })
+        .is_ok()
+    }
+
+    #[inline(always)]
+    fn release(&self) {
+        self.0.fetch_add(1, Relaxed);
+    }
+}
+
 /// The body of one critical section, under any lock. `ordinal` counts critical sections: its
 /// relaxed `atom.add` returns how many ran before this one, because the lock's release/acquire
 /// chain puts every earlier section's `atom` before this one in causality order, and
@@ -109,11 +171,35 @@ pub unsafe extern "ptx-kernel" fn litmus_handoff_mutex(
     tally.add_to(stats);
 }
 
-/// Semaphore as a lock: `BinarySemaphore<Gpu>` at `sem` (the host writes 1) guards the
-/// `Protected` words at `data` (zeroed). Every thread acquires it `iters` times
-/// (`atom.cas.acquire.gpu`), runs [`critical_section`] and releases it (`atom.add.release.gpu`);
-/// an acquisition that does not succeed within `timeout_ns` counts this thread's remaining
-/// sections as lost.
+/// Semaphore as a lock: the unit `U` at `sem` (the host writes 1) guards the `Protected`
+/// words at `data` (zeroed). Every thread acquires it `iters` times, runs
+/// [`critical_section`] and releases it; an acquisition that does not succeed within
+/// `timeout_ns` counts this thread's remaining sections as lost.
+#[inline(always)]
+unsafe fn semaphore_lock<U: Unit>(
+    sem: *mut u32,
+    data: *mut u32,
+    ordinal: *mut u32,
+    iters: u32,
+    timeout_ns: u64,
+    stats: *mut u64,
+) {
+    let sem = U::at(sem);
+    let ordinal = Atomic::<u32, Gpu>::from_ptr(ordinal);
+    let mut tally = Tally::default();
+    for i in 0..iters {
+        if !sem.acquire_for(timeout_ns) {
+            tally.lost += iters - i;
+            break;
+        }
+        tally.saw(critical_section(&mut *data.cast::<Protected>(), ordinal));
+        sem.release();
+    }
+    tally.add_to(stats);
+}
+
+/// [`semaphore_lock`] with `BinarySemaphore<Gpu>` (`atom.cas.acquire.gpu`,
+/// `atom.add.release.gpu`).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn litmus_handoff_semaphore_lock(
     sem: *mut u32,
@@ -123,30 +209,32 @@ pub unsafe extern "ptx-kernel" fn litmus_handoff_semaphore_lock(
     timeout_ns: u64,
     stats: *mut u64,
 ) {
-    let sem = BinarySemaphore::<Gpu>::from_ptr(sem);
-    let ordinal = Atomic::<u32, Gpu>::from_ptr(ordinal);
-    let mut tally = Tally::default();
-    for i in 0..iters {
-        if !sem.try_acquire_for(timeout_ns) {
-            tally.lost += iters - i;
-            break;
-        }
-        tally.saw(critical_section(&mut *data.cast::<Protected>(), ordinal));
-        sem.release(1);
-    }
-    tally.add_to(stats);
+    semaphore_lock::<BinarySemaphore<Gpu>>(sem, data, ordinal, iters, timeout_ns, stats)
+}
+
+/// [`semaphore_lock`]'s control, with [`RelaxedSemaphore`].
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn litmus_handoff_semaphore_lock_relaxed(
+    sem: *mut u32,
+    data: *mut u32,
+    ordinal: *mut u32,
+    iters: u32,
+    timeout_ns: u64,
+    stats: *mut u64,
+) {
+    semaphore_lock::<RelaxedSemaphore>(sem, data, ordinal, iters, timeout_ns, stats)
 }
 
 /// Semaphore as a producer -> consumer token: blocks `2p` (producer) and `2p + 1` (consumer)
 /// pair up, and lane `t` of the pair owns channel `c = p * threads + t`: a `full` and an
-/// `empty` `BinarySemaphore<Gpu>` (own lines; the host writes `empty` = 1, `full` = 0) and
+/// `empty` unit `U` (own lines; the host writes `empty` = 1, `full` = 0) and
 /// `WORDS` payload words. Round `r`: the producer acquires `empty`, writes the payload, releases
 /// `full`; the consumer acquires `full`, checks the payload (an instance), releases `empty`.
-/// The consumer's acquire reads the producer's `atom.add.release`, so the payload must be
-/// round `r`'s. A wait that gives up after `timeout_ns` ends the channel: the consumer counts
+/// With `BinarySemaphore<Gpu>` the consumer's acquire reads the producer's
+/// `atom.add.release`, so the payload must be round `r`'s. A wait that gives up after `timeout_ns` ends the channel: the consumer counts
 /// the rounds it did not check as lost. A grid with an odd block count leaves the last idle.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn litmus_handoff_semaphore_token(
+#[inline(always)]
+unsafe fn semaphore_token<U: Unit>(
     full: *mut u32,
     empty: *mut u32,
     payload: *mut u32,
@@ -159,22 +247,22 @@ pub unsafe extern "ptx-kernel" fn litmus_handoff_semaphore_token(
         return;
     }
     let c = (b / 2) * threads + t;
-    let full = BinarySemaphore::<Gpu>::from_ptr(full.add(c as usize * LINE));
-    let empty = BinarySemaphore::<Gpu>::from_ptr(empty.add(c as usize * LINE));
+    let full = U::at(full.add(c as usize * LINE));
+    let empty = U::at(empty.add(c as usize * LINE));
     let words = payload.add(c as usize * WORDS * LINE);
     let slot = |k: usize| c * WORDS as u32 + k as u32;
     let mut tally = Tally::default();
     for r in 1..=rounds {
         if b % 2 == 0 {
-            if !empty.try_acquire_for(timeout_ns) {
+            if !empty.acquire_for(timeout_ns) {
                 break;
             }
             for k in 0..WORDS {
                 *words.add(k * LINE) = stamp(r, slot(k));
             }
-            full.release(1);
+            full.release();
         } else {
-            if !full.try_acquire_for(timeout_ns) {
+            if !full.acquire_for(timeout_ns) {
                 tally.lost += rounds - r + 1;
                 break;
             }
@@ -183,10 +271,36 @@ pub unsafe extern "ptx-kernel" fn litmus_handoff_semaphore_token(
                 fresh &= *words.add(k * LINE) == stamp(r, slot(k));
             }
             tally.saw(fresh);
-            empty.release(1);
+            empty.release();
         }
     }
     tally.add_to(stats);
+}
+
+/// [`semaphore_token`] with `BinarySemaphore<Gpu>`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn litmus_handoff_semaphore_token(
+    full: *mut u32,
+    empty: *mut u32,
+    payload: *mut u32,
+    rounds: u32,
+    timeout_ns: u64,
+    stats: *mut u64,
+) {
+    semaphore_token::<BinarySemaphore<Gpu>>(full, empty, payload, rounds, timeout_ns, stats)
+}
+
+/// [`semaphore_token`]'s control, with [`RelaxedSemaphore`].
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn litmus_handoff_semaphore_token_relaxed(
+    full: *mut u32,
+    empty: *mut u32,
+    payload: *mut u32,
+    rounds: u32,
+    timeout_ns: u64,
+    stats: *mut u64,
+) {
+    semaphore_token::<RelaxedSemaphore>(full, empty, payload, rounds, timeout_ns, stats)
 }
 
 /// Reads the `NEIGHBOURS` slots of this thread's lane in other blocks after a latch or barrier
@@ -207,21 +321,70 @@ unsafe fn check_neighbours(buf: *const u32, round: u32, opened: bool, tally: &mu
     }
 }
 
-/// Latch: a fresh `Latch<Gpu>` per round at `latches[r * LINE]`. Every thread writes its slot
+/// The two sides of a latch: `Latch<Gpu>` (the claim) or [`RelaxedLatch`] (its control).
+trait Count {
+    /// The latch at `ptr` (a `u32`: the arrivals still pending).
+    unsafe fn at<'a>(ptr: *mut u32) -> &'a Self;
+    fn count_down(&self, n: u32);
+    /// Waits at most about `ns` nanoseconds for the latch to open; whether it did.
+    fn wait_for(&self, ns: u64) -> bool;
+}
+
+impl Count for Latch<Gpu> {
+    #[inline(always)]
+    unsafe fn at<'a>(ptr: *mut u32) -> &'a Self {
+        Latch::from_ptr(ptr)
+    }
+
+    #[inline(always)]
+    fn count_down(&self, n: u32) {
+        Latch::count_down(self, n)
+    }
+
+    #[inline(always)]
+    fn wait_for(&self, ns: u64) -> bool {
+        Latch::wait_for(self, ns).is_ok()
+    }
+}
+
+/// `Latch<Gpu>`'s algorithm with its orders weakened: `atom.add.relaxed.gpu` counts down,
+/// `ld.relaxed.gpu` polls for 0. The latch still opens after the last arrival, but nothing
+/// orders the arrivals' writes before the waiters' reads.
+#[repr(transparent)]
+struct RelaxedLatch(Atomic<u32, Gpu>);
+
+impl Count for RelaxedLatch {
+    #[inline(always)]
+    unsafe fn at<'a>(ptr: *mut u32) -> &'a Self {
+        &*ptr.cast::<Self>()
+    }
+
+    #[inline(always)]
+    fn count_down(&self, n: u32) {
+        self.0.fetch_sub(n, Relaxed);
+    }
+
+    #[inline(always)]
+    fn wait_for(&self, ns: u64) -> bool {
+        poll_until_for::<NanoSleep, _>(ns, || (self.0.load(Relaxed) == 0).then_some(())).is_ok()
+    }
+}
+
+/// Latch: a fresh latch `L` per round at `latches[r * LINE]`. Every thread writes its slot
 /// of `slots[r & 1]` (double-buffered, `2 * blocks * threads` words), then arrives, then
 /// waits (`wait_for`, polling `ld.acquire.gpu` for 0) and checks its neighbours' slots.
 /// Even rounds: the block meets at `barrier.sync` and thread 0 counts down once for it (the
 /// host sets the latch to `blocks`): the barrier orders the block's writes before thread 0's
 /// `atom.add.release`, and release is cumulative. Odd rounds: every thread counts down itself
-/// (latch = `blocks * threads`). Either way the last count-down ends a release sequence of
-/// RMWs that a waiter's acquire load observes, so every slot is fresh.
+/// (latch = `blocks * threads`). Either way, with `Latch<Gpu>`, the last count-down ends a
+/// release sequence of RMWs that a waiter's acquire load observes, so every slot is fresh.
 ///
 /// Double buffering is enough: a block can only write round `r + 2`'s slot after round
 /// `r + 1`'s latch opened, which needs every thread to have finished round `r`'s reads.
 /// A timed-out wait counts that round's reads as lost; the thread goes on (leaving would
 /// strand its block at the next `barrier.sync`).
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn litmus_handoff_latch(
+#[inline(always)]
+unsafe fn latch<L: Count>(
     latches: *mut u32,
     rounds: u32,
     slots: *mut u32,
@@ -233,7 +396,7 @@ pub unsafe extern "ptx-kernel" fn litmus_handoff_latch(
     let n = (block::count() * block::dim_x()) as usize;
     let mut tally = Tally::default();
     for r in 0..rounds {
-        let latch = Latch::<Gpu>::from_ptr(latches.add(r as usize * LINE));
+        let latch = L::at(latches.add(r as usize * LINE));
         let buf = slots.add((r & 1) as usize * n);
         *buf.add(me as usize) = stamp(r + 1, me);
         if r % 2 == 0 {
@@ -244,10 +407,34 @@ pub unsafe extern "ptx-kernel" fn litmus_handoff_latch(
         } else {
             latch.count_down(1);
         }
-        let opened = latch.wait_for(timeout_ns).is_ok();
+        let opened = latch.wait_for(timeout_ns);
         check_neighbours(buf, r + 1, opened, &mut tally);
     }
     tally.add_to(stats);
+}
+
+/// [`latch`] with `Latch<Gpu>`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn litmus_handoff_latch(
+    latches: *mut u32,
+    rounds: u32,
+    slots: *mut u32,
+    timeout_ns: u64,
+    stats: *mut u64,
+) {
+    latch::<Latch<Gpu>>(latches, rounds, slots, timeout_ns, stats)
+}
+
+/// [`latch`]'s control, with [`RelaxedLatch`].
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn litmus_handoff_latch_relaxed(
+    latches: *mut u32,
+    rounds: u32,
+    slots: *mut u32,
+    timeout_ns: u64,
+    stats: *mut u64,
+) {
+    latch::<RelaxedLatch>(latches, rounds, slots, timeout_ns, stats)
 }
 
 /// Barrier: one `Barrier<Gpu>` at `bar` (the host writes `[blocks, blocks, 0]`) for

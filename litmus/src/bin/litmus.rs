@@ -349,7 +349,13 @@ fn litmus_md(
          shape, each for a different instance; the rest of the grid stresses memory; stress \
          parameters are drawn per launch from the seed. Outcomes are registers in load order, \
          then final values; the oracle (`litmus/src/oracle.rs`) marks the shape's weak outcome \
-         (weak) or FORBIDDEN, and anything that is neither SC nor weak IMPOSSIBLE.\n\n",
+         (weak) or FORBIDDEN, and anything that is neither SC nor weak IMPOSSIBLE.\n\n\
+         The primitive-shaped rows (mutex handoff to grid barrier) count reads of data handed \
+         over through the crate's primitive: `ok`, `stale` (FORBIDDEN), `lost` (a bounded wait \
+         gave up: IMPOSSIBLE). Their `relaxed` rows are controls: the same algorithm with every \
+         order relaxed (`litmus/kernels/src/handoff.rs`), where `stale` is the weak outcome the \
+         model allows. The `sys` rows are MP between a host thread and the GPU on mapped host \
+         memory.\n\n",
     );
     s.push_str(&report::markdown_table(rows));
     if !control_launches.is_empty() {

@@ -8,6 +8,10 @@
 //! bounded wait gave up: no correct primitive loses a handoff, so like an impossible outcome it
 //! marks the run as broken). Kernels: `litmus/kernels/src/handoff.rs`.
 //!
+//! The semaphore-lock, token and latch rows also run as controls: the same algorithms with
+//! every order relaxed (`Side::Relaxed`), where the model allows stale reads. A control that
+//! shows them proves the row's check can see a primitive that does not synchronize.
+//!
 //! MP at `Sys` scope runs between a host thread (std atomics) and the GPU (`ld/st .sys`) on
 //! mapped pinned host memory, in both directions, with loads and stores only: host and GPU
 //! RMWs on one word lose updates on a GPU without native host atomics (README, known limits).
@@ -142,6 +146,42 @@ pub fn handoff_outcomes(stats: &[u64]) -> Vec<Outcome> {
     labelled(&kinds, stats)
 }
 
+/// A handoff control's `stats` as outcomes: the model allows `stale` there (weak, not
+/// forbidden); `lost` is still impossible (the relaxed algorithms hand every unit over).
+pub fn control_outcomes(stats: &[u64]) -> Vec<Outcome> {
+    let kinds = [
+        ("ok", Class::Sc),
+        ("stale", Class::WeakAllowed),
+        ("lost", Class::Impossible),
+    ];
+    labelled(&kinds, stats)
+}
+
+/// Which algorithm a handoff row runs: the crate's primitive (a claim: no stale read), or
+/// the same algorithm with every order relaxed (a control: the kernel name's `_relaxed`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Side {
+    Primitive,
+    Relaxed,
+}
+
+impl Side {
+    /// The kernel of `base` for this side.
+    fn kernel_name(self, base: &str) -> String {
+        match self {
+            Side::Primitive => base.to_string(),
+            Side::Relaxed => format!("{base}_relaxed"),
+        }
+    }
+
+    fn outcomes(self, stats: &[u64]) -> Vec<Outcome> {
+        match self {
+            Side::Primitive => handoff_outcomes(stats),
+            Side::Relaxed => control_outcomes(stats),
+        }
+    }
+}
+
 /// The `Sys` MP bins (`[2y + x]` for `[y, x]` in {0, 1}, then values out of range) as
 /// outcomes. `[1, 0]` (the flag seen, the data not) is forbidden; `[0, _]` (the flag not seen
 /// before the poll gave up) is an SC outcome of MP; anything else is impossible (only 0 and 1
@@ -190,15 +230,24 @@ struct RowHead {
     variant: &'static str,
     scope: &'static str,
     placement: String,
+    claim: bool,
 }
 
 impl RowHead {
     fn gpu(test: &'static str, placement: String) -> RowHead {
+        RowHead::handoff(test, Side::Primitive, placement)
+    }
+
+    fn handoff(test: &'static str, side: Side, placement: String) -> RowHead {
         RowHead {
             test,
-            variant: "sync",
+            variant: match side {
+                Side::Primitive => "sync",
+                Side::Relaxed => "relaxed",
+            },
             scope: "gpu",
             placement,
+            claim: side == Side::Primitive,
         }
     }
 
@@ -208,6 +257,7 @@ impl RowHead {
             variant,
             scope: "sys",
             placement: "host + GPU".to_string(),
+            claim: true,
         }
     }
 
@@ -221,7 +271,7 @@ impl RowHead {
             outcomes,
             launches,
             seconds: start.elapsed().as_secs_f64(),
-            claim: true,
+            claim: self.claim,
         }
     }
 }
@@ -313,9 +363,12 @@ pub fn run(gpu: &Gpu, module: &Module, scale: f64) -> Result<Vec<Row>, String> {
     };
     Ok(vec![
         mutex(&env)?,
-        semaphore_lock(&env)?,
-        semaphore_token(&env)?,
-        latch(&env)?,
+        semaphore_lock(&env, Side::Primitive)?,
+        semaphore_lock(&env, Side::Relaxed)?,
+        semaphore_token(&env, Side::Primitive)?,
+        semaphore_token(&env, Side::Relaxed)?,
+        latch(&env, Side::Primitive)?,
+        latch(&env, Side::Relaxed)?,
         barrier(&env)?,
         grid_barrier(&env)?,
         mp_host_to_gpu(&env, true)?,
@@ -371,12 +424,13 @@ fn check_final(
     Ok(())
 }
 
-/// Semaphore lock (`litmus_handoff_semaphore_lock`): a `BinarySemaphore<Gpu>` as the lock.
-fn semaphore_lock(env: &Env) -> Result<Row, String> {
+/// Semaphore lock (`litmus_handoff_semaphore_lock`): a `BinarySemaphore<Gpu>` as the lock,
+/// or its relaxed control.
+fn semaphore_lock(env: &Env, side: Side) -> Result<Row, String> {
     const TEST: &str = "semaphore lock";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.kernel(TEST, "litmus_handoff_semaphore_lock")?;
+    let kernel = env.kernel(TEST, &side.kernel_name("litmus_handoff_semaphore_lock"))?;
     let cfg = env.coop(TEST, &kernel, p.lock_threads, 0)?;
     let sem = env.per_line(TEST, 1, |_| 1)?;
     let data = env.zeros::<u32>(TEST, WORDS * LINE)?;
@@ -400,19 +454,21 @@ fn semaphore_lock(env: &Env) -> Result<Row, String> {
     let ordinal = env.download(TEST, &ordinal)?[0] as u64;
     let sem = env.download(TEST, &sem)?[0];
     let words: Vec<u64> = (0..WORDS).map(|k| data[k * LINE] as u64).collect();
-    // A free binary semaphore holds its one unit.
-    check_final(TEST, ran, ordinal, &words, sem == 1)?;
-    let head = RowHead::gpu(TEST, format!("{} x {}", p.blocks, p.lock_threads));
-    Ok(head.row(expected, handoff_outcomes(&stats), 1, start))
+    // A free binary semaphore holds its one unit. Under the relaxed control a section may
+    // write over newer values it never saw, so only the ordinal and the unit must add up.
+    let words: &[u64] = if side == Side::Relaxed { &[] } else { &words };
+    check_final(TEST, ran, ordinal, words, sem == 1)?;
+    let head = RowHead::handoff(TEST, side, format!("{} x {}", p.blocks, p.lock_threads));
+    Ok(head.row(expected, side.outcomes(&stats), 1, start))
 }
 
 /// Semaphore token (`litmus_handoff_semaphore_token`): producer -> consumer messages through
-/// a `full` / `empty` pair of `BinarySemaphore<Gpu>` per channel.
-fn semaphore_token(env: &Env) -> Result<Row, String> {
+/// a `full` / `empty` pair of `BinarySemaphore<Gpu>` per channel, or of its relaxed control.
+fn semaphore_token(env: &Env, side: Side) -> Result<Row, String> {
     const TEST: &str = "semaphore token";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.kernel(TEST, "litmus_handoff_semaphore_token")?;
+    let kernel = env.kernel(TEST, &side.kernel_name("litmus_handoff_semaphore_token"))?;
     let cfg = env.coop(TEST, &kernel, p.token_threads, 0)?;
     let channels = p.token_channels() as usize;
     let full = env.zeros::<u32>(TEST, channels * LINE)?;
@@ -431,17 +487,18 @@ fn semaphore_token(env: &Env) -> Result<Row, String> {
     env.wait(TEST)?;
     let stats = env.download(TEST, &stats)?;
     let pairs = p.blocks / 2;
-    let head = RowHead::gpu(TEST, format!("{pairs} pairs x {}", p.token_threads));
-    Ok(head.row(p.token_instances(), handoff_outcomes(&stats), 1, start))
+    let head = RowHead::handoff(TEST, side, format!("{pairs} pairs x {}", p.token_threads));
+    Ok(head.row(p.token_instances(), side.outcomes(&stats), 1, start))
 }
 
-/// Latch (`litmus_handoff_latch`): a fresh `Latch<Gpu>` per round, counted down by thread 0 of
-/// each block (even rounds: `blocks`) or by every thread (odd rounds: `blocks * threads`).
-fn latch(env: &Env) -> Result<Row, String> {
+/// Latch (`litmus_handoff_latch`): a fresh `Latch<Gpu>` (or its relaxed control) per round,
+/// counted down by thread 0 of each block (even rounds: `blocks`) or by every thread (odd
+/// rounds: `blocks * threads`).
+fn latch(env: &Env, side: Side) -> Result<Row, String> {
     const TEST: &str = "latch";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.kernel(TEST, "litmus_handoff_latch")?;
+    let kernel = env.kernel(TEST, &side.kernel_name("litmus_handoff_latch"))?;
     let cfg = env.coop(TEST, &kernel, p.threads, 0)?;
     let (blocks, threads) = (p.blocks, p.threads);
     let latches = env.per_line(TEST, p.latch_rounds as usize, |r| {
@@ -463,8 +520,8 @@ fn latch(env: &Env) -> Result<Row, String> {
     unsafe { b.launch_cooperative(cfg) }.map_err(ctx(TEST, "launching"))?;
     env.wait(TEST)?;
     let stats = env.download(TEST, &stats)?;
-    let head = RowHead::gpu(TEST, format!("{blocks} x {threads}"));
-    Ok(head.row(p.latch_instances(), handoff_outcomes(&stats), 1, start))
+    let head = RowHead::handoff(TEST, side, format!("{blocks} x {threads}"));
+    Ok(head.row(p.latch_instances(), side.outcomes(&stats), 1, start))
 }
 
 /// Barrier (`litmus_handoff_barrier`): one `Barrier<Gpu>` of `blocks` arrivals (thread 0 of
