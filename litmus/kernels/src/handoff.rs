@@ -11,9 +11,9 @@
 //!
 //! Controls: the semaphore-lock, token and latch kernels also run with [`RelaxedSemaphore`] /
 //! [`RelaxedLatch`], the same algorithms with every order relaxed. Nothing then orders the
-//! data, so the model allows stale reads, and the H100 shows them (a reader's L1 keeps lines
-//! from earlier rounds that no acquire invalidates): proof that the checks above see a
-//! broken primitive.
+//! data, so the model allows stale reads, and the H100 shows them (most likely lines a
+//! reader's L1 kept from earlier rounds, which no acquire invalidated): proof that the checks
+//! above see a broken primitive.
 
 use ptx_sync::wait::{global_timer_ns, poll_until_for, NanoSleep};
 use ptx_sync::{
@@ -231,8 +231,9 @@ pub unsafe extern "ptx-kernel" fn litmus_handoff_semaphore_lock_relaxed(
 /// `WORDS` payload words. Round `r`: the producer acquires `empty`, writes the payload, releases
 /// `full`; the consumer acquires `full`, checks the payload (an instance), releases `empty`.
 /// With `BinarySemaphore<Gpu>` the consumer's acquire reads the producer's
-/// `atom.add.release`, so the payload must be round `r`'s. A wait that gives up after `timeout_ns` ends the channel: the consumer counts
-/// the rounds it did not check as lost. A grid with an odd block count leaves the last idle.
+/// `atom.add.release`, so the payload must be round `r`'s. A wait that gives up after
+/// `timeout_ns` ends the channel: the consumer counts the rounds it did not check as lost. A
+/// grid with an odd block count leaves the last idle.
 #[inline(always)]
 unsafe fn semaphore_token<U: Unit>(
     full: *mut u32,
