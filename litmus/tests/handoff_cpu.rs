@@ -2,9 +2,7 @@
 //! checked without a GPU: the sizes `scale` gives, and how the kernels' counters become rows
 //! with the right verdicts.
 
-use ptx_sync_litmus::gpu::handoff::{
-    control_outcomes, handoff_outcomes, mp_bin, mp_outcomes, scaled, Plan, NEIGHBOURS,
-};
+use ptx_sync_litmus::gpu::handoff::{mp_bin, mp_outcomes, scaled, Plan, Side, NEIGHBOURS};
 use ptx_sync_litmus::oracle::Class;
 use ptx_sync_litmus::report::{Outcome, Row};
 
@@ -86,7 +84,7 @@ fn a_grid_of_one_sm_still_pairs_producers_with_consumers() {
 
 #[test]
 fn handoff_counters_become_outcomes_and_verdicts() {
-    let ok = handoff_outcomes(&[1000, 0, 0]);
+    let ok = Side::Primitive.outcomes(&[1000, 0, 0]);
     assert_eq!(
         ok,
         vec![Outcome {
@@ -97,20 +95,20 @@ fn handoff_counters_become_outcomes_and_verdicts() {
     );
     assert_eq!(row(1000, ok).verdict(), "ok: 0 forbidden");
 
-    let stale = handoff_outcomes(&[998, 2, 0]);
+    let stale = Side::Primitive.outcomes(&[998, 2, 0]);
     assert_eq!(stale[1].label, "stale");
     assert_eq!(stale[1].class, Class::Forbidden);
     let r = row(1000, stale);
     assert_eq!((r.forbidden(), r.verdict()), (2, "FORBIDDEN SEEN"));
 
     // A lost handoff is no outcome a correct primitive can give: the run is broken.
-    let lost = handoff_outcomes(&[990, 0, 10]);
+    let lost = Side::Primitive.outcomes(&[990, 0, 10]);
     assert_eq!(lost[1].class, Class::Impossible);
     assert_eq!(row(1000, lost).verdict(), "HARNESS ERROR");
 
     // Instances the kernel never counted show as a harness error too.
     assert_eq!(
-        row(1001, handoff_outcomes(&[1000, 0, 0])).verdict(),
+        row(1001, Side::Primitive.outcomes(&[1000, 0, 0])).verdict(),
         "HARNESS ERROR"
     );
 }
@@ -118,7 +116,7 @@ fn handoff_counters_become_outcomes_and_verdicts() {
 #[test]
 fn a_relaxed_control_counts_stale_reads_as_its_weak_outcome() {
     // The same counters as the claim; stale is what the control is there to show.
-    let stale = control_outcomes(&[990, 10, 0]);
+    let stale = Side::Relaxed.outcomes(&[990, 10, 0]);
     assert_eq!(
         stale.iter().map(|o| o.class).collect::<Vec<_>>(),
         [Class::Sc, Class::WeakAllowed]
@@ -127,11 +125,11 @@ fn a_relaxed_control_counts_stale_reads_as_its_weak_outcome() {
     assert_eq!((r.weak(), r.forbidden(), r.verdict()), (10, 0, "weak seen"));
     assert!(r.passed());
 
-    let none = claim_or_control(false, 1000, control_outcomes(&[1000, 0, 0]));
+    let none = claim_or_control(false, 1000, Side::Relaxed.outcomes(&[1000, 0, 0]));
     assert_eq!(none.verdict(), "no weak seen");
 
     // A lost handoff is still a broken run: the relaxed algorithms hand every unit over.
-    let lost = claim_or_control(false, 1000, control_outcomes(&[990, 0, 10]));
+    let lost = claim_or_control(false, 1000, Side::Relaxed.outcomes(&[990, 0, 10]));
     assert_eq!(lost.verdict(), "HARNESS ERROR");
     assert!(!lost.passed());
 }

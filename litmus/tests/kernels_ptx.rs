@@ -42,6 +42,16 @@ fn body<'a>(ptx: &'a str, name: &str) -> &'a str {
     &rest[..end]
 }
 
+/// The opcode of `line` (trimmed) if it is a memory-model instruction: ld, st, fence, atom,
+/// red, membar.
+fn memory_op(line: &str) -> Option<String> {
+    let op = line.split_whitespace().next()?;
+    ["ld.", "st.", "fence.", "atom.", "red.", "membar"]
+        .iter()
+        .any(|p| op.starts_with(p))
+        .then(|| op.trim_end_matches(';').to_string())
+}
+
 /// The markers and the memory-model instructions (ld/st/fence/atom/red) from the first role
 /// marker to the end marker, in order. Anything else (address arithmetic, moves) is left out.
 fn observed(body: &str) -> Vec<String> {
@@ -56,13 +66,7 @@ fn observed(body: &str) -> Vec<String> {
         if !inside {
             continue;
         }
-        let op = line.split_whitespace().next().unwrap_or("");
-        if ["ld.", "st.", "fence.", "atom.", "red.", "membar"]
-            .iter()
-            .any(|p| op.starts_with(p))
-        {
-            out.push(op.trim_end_matches(';').to_string());
-        }
+        out.extend(memory_op(line));
     }
     out
 }
@@ -116,16 +120,7 @@ fn the_control_differs_from_the_claim() {
 
 /// The memory-model instructions of kernel `name` (all of its body).
 fn ops(ptx: &str, name: &str) -> Vec<String> {
-    body(ptx, name)
-        .lines()
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|op| {
-            ["ld.", "st.", "fence.", "atom.", "red.", "membar"]
-                .iter()
-                .any(|p| op.starts_with(p))
-        })
-        .map(|op| op.trim_end_matches(';').to_string())
-        .collect()
+    body(ptx, name).lines().filter_map(memory_op).collect()
 }
 
 #[test]

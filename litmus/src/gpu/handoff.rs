@@ -136,27 +136,6 @@ impl Plan {
     }
 }
 
-/// A handoff kernel's `stats` (`[ok, stale, lost]`) as outcomes; zero counts are left out.
-pub fn handoff_outcomes(stats: &[u64]) -> Vec<Outcome> {
-    let kinds = [
-        ("ok", Class::Sc),
-        ("stale", Class::Forbidden),
-        ("lost", Class::Impossible),
-    ];
-    labelled(&kinds, stats)
-}
-
-/// A handoff control's `stats` as outcomes: the model allows `stale` there (weak, not
-/// forbidden); `lost` is still impossible (the relaxed algorithms hand every unit over).
-pub fn control_outcomes(stats: &[u64]) -> Vec<Outcome> {
-    let kinds = [
-        ("ok", Class::Sc),
-        ("stale", Class::WeakAllowed),
-        ("lost", Class::Impossible),
-    ];
-    labelled(&kinds, stats)
-}
-
 /// Which algorithm a handoff row runs: the crate's primitive (a claim: no stale read), or
 /// the same algorithm with every order relaxed (a control: the kernel name's `_relaxed`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -174,11 +153,21 @@ impl Side {
         }
     }
 
-    fn outcomes(self, stats: &[u64]) -> Vec<Outcome> {
-        match self {
-            Side::Primitive => handoff_outcomes(stats),
-            Side::Relaxed => control_outcomes(stats),
-        }
+    /// A handoff kernel's `stats` (`[ok, stale, lost]`) as outcomes; zero counts are left out.
+    /// `stale` is forbidden for the primitive and the weak outcome the model allows for the
+    /// relaxed control; `lost` is impossible for both (either algorithm hands every unit
+    /// over).
+    pub fn outcomes(self, stats: &[u64]) -> Vec<Outcome> {
+        let stale = match self {
+            Side::Primitive => Class::Forbidden,
+            Side::Relaxed => Class::WeakAllowed,
+        };
+        let kinds = [
+            ("ok", Class::Sc),
+            ("stale", stale),
+            ("lost", Class::Impossible),
+        ];
+        labelled(&kinds, stats)
     }
 }
 
@@ -402,7 +391,7 @@ fn mutex(env: &Env) -> Result<Row, String> {
     let words: Vec<u64> = (0..WORDS).map(|k| m[2 * LINE + k * LINE] as u64).collect();
     check_final(TEST, expected, ordinal, &words, m[0] == 0)?;
     let head = RowHead::gpu(TEST, format!("{} x {}", p.blocks, p.threads));
-    Ok(head.row(expected, handoff_outcomes(&stats), 1, start))
+    Ok(head.row(expected, Side::Primitive.outcomes(&stats), 1, start))
 }
 
 /// The final state of a lock row: `ordinal` and every protected word count all `sections`
@@ -550,7 +539,12 @@ fn barrier(env: &Env) -> Result<Row, String> {
     env.wait(TEST)?;
     let stats = env.download(TEST, &stats)?;
     let head = RowHead::gpu(TEST, format!("{} x {}", p.blocks, p.threads));
-    Ok(head.row(p.barrier_instances(), handoff_outcomes(&stats), 1, start))
+    Ok(head.row(
+        p.barrier_instances(),
+        Side::Primitive.outcomes(&stats),
+        1,
+        start,
+    ))
 }
 
 /// Grid barrier (`litmus_handoff_grid_barrier`): `GridBarrier` over the cooperative grid.
@@ -570,7 +564,12 @@ fn grid_barrier(env: &Env) -> Result<Row, String> {
     env.wait(TEST)?;
     let stats = env.download(TEST, &stats)?;
     let head = RowHead::gpu(TEST, format!("{} x {}", p.blocks, p.threads));
-    Ok(head.row(p.barrier_instances(), handoff_outcomes(&stats), 1, start))
+    Ok(head.row(
+        p.barrier_instances(),
+        Side::Primitive.outcomes(&stats),
+        1,
+        start,
+    ))
 }
 
 /// The `Sys` MP locations of one launch in mapped memory: `x_i` at `i * SYS_STRIDE`, `y_i` at
