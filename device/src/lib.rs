@@ -56,6 +56,7 @@ pub mod barrier;
 pub mod block;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 pub mod block_barrier;
+mod cache_padded;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 pub mod cluster;
 pub mod fence;
@@ -79,6 +80,7 @@ pub use atomic::{
 pub use barrier::{Barrier, Token};
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 pub use block_barrier::{BlockBarrier, BlockToken};
+pub use cache_padded::CachePadded;
 pub use core::sync::atomic::Ordering;
 pub use fence::{compiler_fence, fence};
 #[cfg(target_arch = "nvptx64")]

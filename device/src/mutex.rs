@@ -30,6 +30,12 @@ use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 /// All-zero bytes are an unlocked mutex (with a zeroed `T`), so a `Mutex` in memory the host
 /// zeroed can be used through [`Mutex::from_ptr`].
 ///
+/// Layout (`repr(C)`, the same on the host and the GPU): the `u32` lock word, then the data at
+/// [`Mutex::DATA_OFFSET`]. A `Mutex<u32>` is 8 bytes, so a table of 65,536 per-bucket locks
+/// costs 512 KiB. Padding is opt-in with [`CachePadded`](crate::CachePadded):
+/// `CachePadded<Mutex<T>>` gives the lock a line of its own, `Mutex<CachePadded<T>>` moves the
+/// data off the line the waiters poll.
+///
 /// Inside the critical section, do not use warp-collective operations (shuffles, votes,
 /// `warp::sync`): the other lanes of the warp may be waiting for their turn. The lanes that
 /// lock together also leave together (a warp barrier in the guard's `drop`), so every one of
@@ -44,10 +50,6 @@ use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 #[repr(C)]
 pub struct Mutex<T, S: Scope = Gpu, B: Backoff = NanoSleep> {
     locked: Atomic<u32, S>,
-    // The lock word has its 128-byte line to itself (pollers share it, the data does not
-    // bounce it); a second line is reserved so the layout (data at byte 256) stays stable.
-    _line0: [u32; 31],
-    _line1: [u32; 32],
     data: UnsafeCell<T>,
     backoff: PhantomData<B>,
 }
@@ -74,8 +76,6 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     pub fn new(value: T) -> Self {
         Mutex {
             locked: Atomic::new(0),
-            _line0: [0; 31],
-            _line1: [0; 32],
             data: UnsafeCell::new(value),
             backoff: PhantomData,
         }
@@ -90,6 +90,17 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     pub unsafe fn from_ptr<'a>(ptr: *mut Self) -> &'a Self {
         // SAFETY: the caller's contract.
         unsafe { &*ptr }
+    }
+
+    /// Byte offset of the data from the start of the mutex (for a host that reads or writes
+    /// the data of a `Mutex` in device memory).
+    pub const DATA_OFFSET: usize = core::mem::offset_of!(Self, data);
+
+    /// A raw pointer to the data. Reading or writing through it without holding the lock is
+    /// a data race, as with `std::sync::Mutex::data_ptr`.
+    #[inline(always)]
+    pub fn data_ptr(&self) -> *mut T {
+        self.data.get()
     }
 
     /// Takes the lock, waiting as long as it takes.

@@ -76,6 +76,17 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
         unsafe { &*ptr }
     }
 
+    /// Byte offset of the data from the start of the lock (for a host that reads or writes
+    /// the data of a `TicketLock` in device memory).
+    pub const DATA_OFFSET: usize = core::mem::offset_of!(Self, data);
+
+    /// A raw pointer to the data. Reading or writing through it without holding the lock is
+    /// a data race.
+    #[inline(always)]
+    pub fn data_ptr(&self) -> *mut T {
+        self.data.get()
+    }
+
     /// Takes a ticket and waits until it is served.
     #[inline(always)]
     pub fn lock(&self) -> TicketGuard<'_, T, S, B> {

@@ -6,15 +6,21 @@ use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
-/// bytes of `Mutex<[u32; 2], Gpu>`: lock word line, handoff line, data.
-const MUTEX_BYTES: usize = 256 + 8;
+/// The kernels' mutexes (tests/kernels/src/mutex.rs), laid out as on the GPU.
+type Stress = ptx_sync::Mutex<[u32; 2], ptx_sync::Gpu>;
+type Plain = ptx_sync::Mutex<u32, ptx_sync::Gpu>;
+
+/// u32 words that hold a `M` (rounded up).
+fn words<M>() -> usize {
+    std::mem::size_of::<M>().div_ceil(4)
+}
 
 fn stress(ctx: &Ctx) -> Result<String, String> {
     let (blocks, threads, iters) = (ctx.gpu.sm_count(), 256u32, 8u32);
     let kernel = ctx.kernel("mutex_stress")?;
     let m = ctx
         .gpu
-        .zeros::<u32>(MUTEX_BYTES / 4)
+        .zeros::<u32>(words::<Stress>())
         .map_err(|e| e.to_string())?;
     let stats = ctx.gpu.zeros::<u32>(96).map_err(|e| e.to_string())?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
@@ -29,7 +35,8 @@ fn stress(ctx: &Ctx) -> Result<String, String> {
     let m = ctx.gpu.download(&m).map_err(|e| e.to_string())?;
     let s = ctx.gpu.download(&stats).map_err(|e| e.to_string())?;
     let total = blocks * threads * iters;
-    let (data, locked) = ([m[64], m[65]], m[0]);
+    let at = Stress::DATA_OFFSET / 4;
+    let (data, locked) = ([m[at], m[at + 1]], m[0]);
     if data != [total, 3 * total] || s[64] != total || s[32] != 1 || s[0] != 0 || locked != 0 {
         return Err(format!(
             "data {data:?} (expected [{total}, {}]), {} sections, most holders {}, holders left {}, lock word {locked}",
@@ -50,7 +57,7 @@ fn try_lock_for_expires(ctx: &Ctx) -> Result<String, String> {
     let kernel = ctx.kernel("mutex_try_lock_for_expires")?;
     let m = ctx
         .gpu
-        .zeros::<u32>(MUTEX_BYTES / 4)
+        .zeros::<u32>(words::<Plain>())
         .map_err(|e| e.to_string())?;
     let out = ctx
         .gpu

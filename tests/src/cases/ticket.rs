@@ -7,11 +7,13 @@ use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
-/// u32 words of `TicketLock<u32, Gpu>`: `next` and its line, `serving` and its line, data.
-const LOCK_WORDS: usize = 65;
+/// The kernel's lock (tests/kernels/src/ticket.rs), laid out as on the GPU.
+type Lock = ptx_sync::TicketLock<u32, ptx_sync::Gpu>;
+/// u32 words of the lock; `next` is its first word, `serving` starts the second line.
+const LOCK_WORDS: usize = std::mem::size_of::<Lock>() / 4;
 const NEXT: usize = 0;
 const SERVING: usize = 32;
-const DATA: usize = 64;
+const DATA: usize = Lock::DATA_OFFSET / 4;
 
 fn fifo(ctx: &Ctx) -> Result<String, String> {
     let (blocks, threads, iters) = (ctx.gpu.sm_count(), 256u32, 4u32);
