@@ -15,9 +15,11 @@
 //! Consistency Model"). The refill of `pending` is ordered before that release, so a thread
 //! that arrives in the next phase (after having seen the new phase) finds it refilled.
 //!
-//! `arrive_and_wait` is warp-aggregated on the GPU: the lanes that call it together meet at
-//! `bar.warp.sync`, their leader arrives once for all of them and polls, and a second
-//! `bar.warp.sync` passes the result on (the same argument as in [`Latch`](crate::Latch)).
+//! `arrive_and_wait` is warp-aggregated on the GPU, per barrier: the lanes that call it
+//! together on the same barrier (`match.any.sync.b64` on its address: [`warp::peers`]) meet at
+//! `bar.warp.sync` over that group, their leader arrives once for the group and polls, and a
+//! second `bar.warp.sync` passes the result on (the same argument as in
+//! [`Latch`](crate::Latch)). Lanes on other barriers are neither counted nor waited for.
 
 use crate::atomic::Atomic;
 use crate::scope::{Gpu, Scope};
@@ -25,6 +27,10 @@ use crate::wait::{poll_until, poll_until_for, Backoff, NanoSleep, TimedOut};
 use crate::warp;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+
+/// What a debug build reports for an object in local memory.
+const LOCAL: &core::ffi::CStr =
+    c"ptx-sync: Barrier in local memory (a kernel's local variable): put it in shared or global memory\n";
 
 /// A reusable barrier for `expected` threads within scope `S`, waiting with `B`.
 ///
@@ -101,12 +107,14 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
     /// Waits until the phase of `token` has completed.
     #[inline(always)]
     pub fn wait(&self, token: Token) {
+        crate::debug_check_not_local(self, LOCAL);
         poll_until::<B, _>(|| (self.phase.load(Acquire) != token.0).then_some(()));
     }
 
     /// [`wait`](Self::wait) for at most about `ns` nanoseconds.
     #[inline(always)]
     pub fn wait_for(&self, token: &Token, ns: u64) -> Result<(), TimedOut> {
+        crate::debug_check_not_local(self, LOCAL);
         poll_until_for::<B, _>(ns, || (self.phase.load(Acquire) != token.0).then_some(()))
     }
 
@@ -120,14 +128,13 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
     /// released (so its writes are visible to all of them).
     #[inline(always)]
     pub fn arrive_and_wait_with(&self, completion: impl FnOnce()) {
-        let mask = warp::active_mask();
-        let leader = mask.trailing_zeros();
-        warp::sync(mask);
-        if warp::lane() == leader {
-            let token = self.arrive_n(mask.count_ones(), completion);
+        let group = warp::peers(self);
+        warp::sync(group);
+        if warp::lane() == group.trailing_zeros() {
+            let token = self.arrive_n(group.count_ones(), completion);
             self.wait(token);
         }
-        warp::sync(mask);
+        warp::sync(group);
     }
 
     /// Arrives at the current phase and leaves the barrier: later phases expect one thread
@@ -142,6 +149,7 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
 
     #[inline(always)]
     fn arrive_n(&self, n: u32, completion: impl FnOnce()) -> Token {
+        crate::debug_check_not_local(self, LOCAL);
         // The phase cannot move before this arrival (it needs it), so this is our phase.
         let phase = self.phase.load(Relaxed);
         let prev = self.pending.fetch_sub(n, AcqRel);

@@ -6,10 +6,12 @@
 //! to every thread that has seen the latch open (PTX ISA, "Memory Consistency Model":
 //! observation through read-modify-writes, release/acquire patterns).
 //!
-//! `arrive_and_wait` is warp-aggregated on the GPU: the lanes that call it together meet at
-//! `bar.warp.sync` (which orders their memory accesses: PTX ISA, `bar.warp.sync`), one lane
-//! counts down for all of them and polls, and a second `bar.warp.sync` passes what it acquired
-//! to the others. One RMW and one poller per warp instead of 32.
+//! `arrive_and_wait` is warp-aggregated on the GPU, per latch: the lanes that call it together
+//! on the same latch (`match.any.sync.b64` on its address: [`warp::peers`]) meet at
+//! `bar.warp.sync` over that group (which orders their memory accesses: PTX ISA,
+//! `bar.warp.sync`), one lane counts down for the group and polls, and a second
+//! `bar.warp.sync` passes what it acquired to the others. One RMW and one poller per latch per
+//! warp instead of one per lane; lanes on other latches are neither counted nor waited for.
 
 use crate::atomic::Atomic;
 use crate::scope::{Gpu, Scope};
@@ -17,6 +19,10 @@ use crate::wait::{poll_until, poll_until_for, Backoff, NanoSleep, TimedOut};
 use crate::warp;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering::{Acquire, Release};
+
+/// What a debug build reports for an object in local memory.
+const LOCAL: &core::ffi::CStr =
+    c"ptx-sync: Latch in local memory (a kernel's local variable): put it in shared or global memory\n";
 
 /// A latch that opens once `expected` arrivals have been counted, for threads within scope
 /// `S`, waiting with `B`. Single use (make a new one per round). A latch of 0 is open.
@@ -66,6 +72,7 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// PTX: `atom.release.<scope>.add.u32` of `-n`.
     #[inline(always)]
     pub fn count_down(&self, n: u32) {
+        crate::debug_check_not_local(self, LOCAL);
         if n == 0 {
             return;
         }
@@ -78,6 +85,7 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// Whether the latch is open (`ld.acquire`): if so, every arrival's writes are visible.
     #[inline(always)]
     pub fn try_wait(&self) -> bool {
+        crate::debug_check_not_local(self, LOCAL);
         self.pending.load(Acquire) == 0
     }
 
@@ -96,15 +104,14 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// Counts one arrival for each calling thread and waits until the latch is open.
     #[inline(always)]
     pub fn arrive_and_wait(&self) {
-        let mask = warp::active_mask();
-        let leader = mask.trailing_zeros();
+        let group = warp::peers(self);
         // Every lane's writes before this point are ordered before the leader's release.
-        warp::sync(mask);
-        if warp::lane() == leader {
-            self.count_down(mask.count_ones());
+        warp::sync(group);
+        if warp::lane() == group.trailing_zeros() {
+            self.count_down(group.count_ones());
             self.wait();
         }
         // What the leader acquired is ordered before the other lanes' later accesses.
-        warp::sync(mask);
+        warp::sync(group);
     }
 }

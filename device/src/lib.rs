@@ -34,6 +34,10 @@
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 #![warn(missing_docs)]
 
+// The warp emulation is test support that needs threads (see `warp::emulation`).
+#[cfg(all(feature = "warp-emulation", not(target_arch = "nvptx64"), not(loom)))]
+extern crate std;
+
 /// A `const fn`, except under `--cfg loom`, whose atomics cannot be built in a const context.
 macro_rules! const_fn {
     ($(#[$m:meta])* $vis:vis fn $($rest:tt)*) => {
@@ -117,4 +121,30 @@ pub(crate) fn debug_trap(message: &'static core::ffi::CStr) -> ! {
         "{}",
         message.to_str().unwrap_or("ptx-sync: misuse").trim_end()
     );
+}
+
+/// In a debug build on the GPU, traps with `message` when `object` is in local memory (a
+/// kernel's local variable): the PTX ISA leaves atomics on `.local` addresses undefined, and
+/// no other thread can reach a thread's local memory anyway. `isspacep.local` is one
+/// instruction; release builds emit nothing. libcu++ guards the same case.
+#[inline(always)]
+pub(crate) fn debug_check_not_local<T: ?Sized>(object: &T, message: &'static core::ffi::CStr) {
+    #[cfg(target_arch = "nvptx64")]
+    if cfg!(debug_assertions) {
+        let local: u32;
+        // SAFETY: tests an address; reads no memory.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .pred %p; isspacep.local %p, {a}; selp.u32 {l}, 1, 0, %p; }}",
+                a = in(reg64) object as *const T as *const () as u64,
+                l = out(reg32) local,
+                options(pure, nomem, nostack)
+            )
+        };
+        if local != 0 {
+            debug_trap(message);
+        }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    let _ = (object, message);
 }

@@ -1,11 +1,15 @@
 //! `Mutex<T, S, B>`: a lock around a `T`, with an RAII guard.
 //!
-//! Algorithm (GPU): the lanes of a warp that call [`Mutex::lock`] together elect their lowest
-//! lane; only that leader competes for the lock word (test-and-test-and-set: `atom.cas.acquire`
-//! then relaxed polling with backoff `B`). Once it holds the lock, the lanes take turns in
-//! ascending order, handing over with `bar.warp.sync` (no memory traffic), and only the last
-//! lane releases the lock word (`st.release.<S>`). One trip through L2 then serves up to 32
-//! critical sections instead of one.
+//! Algorithm (GPU): the lanes of a warp that call [`Mutex::lock`] together are grouped by the
+//! mutex they name (`activemask.b32`, then `match.any.sync.b64` on its address:
+//! [`warp::peers`]), and each group elects its lowest lane. Only that leader competes for its
+//! mutex's lock word (test-and-test-and-set: `atom.cas.acquire` then relaxed polling with
+//! backoff `B`). Once it holds the lock, the group's lanes take turns in ascending order,
+//! handing over with `bar.warp.sync` over the group (no memory traffic), and only the group's
+//! last lane releases the lock word (`st.release.<S>`). One trip through L2 then serves up to
+//! 32 critical sections instead of one. Lanes on different mutexes form different groups, and
+//! no warp barrier ever names a lane outside the caller's group, so a lock per hash bucket
+//! behaves as 32 independent locks.
 //!
 //! Why this is correct under the PTX memory model: the leader's `atom.cas.acquire.<S>`
 //! synchronizes with the previous owner's `st.release.<S>`; `bar.warp.sync` "guarantees memory
@@ -13,8 +17,8 @@
 //! lane's critical section is ordered before the next lane's; and causality order is
 //! transitive, so the final `st.release.<S>` is cumulative over every lane's writes.
 //!
-//! On the host (no warps) every thread is a warp of one, and this is a plain
-//! test-and-test-and-set lock.
+//! On the host every thread is a warp of one (a plain test-and-test-and-set lock), except
+//! under `warp::emulation`, where device/tests/warps.rs runs this algorithm with real lanes.
 
 use crate::atomic::Atomic;
 use crate::scope::{Gpu, Scope};
@@ -24,6 +28,10 @@ use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut};
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+
+/// What a debug build reports for an object in local memory.
+const LOCAL: &core::ffi::CStr =
+    c"ptx-sync: Mutex in local memory (a kernel's local variable): put it in shared or global memory\n";
 
 /// A mutual-exclusion lock protecting a `T`, for threads within scope `S`, waiting with `B`.
 ///
@@ -65,7 +73,7 @@ pub type SpinLock<S = Gpu, B = NanoSleep> = Mutex<(), S, B>;
 #[must_use = "the lock is released when the guard is dropped"]
 pub struct MutexGuard<'a, T, S: Scope, B: Backoff> {
     mutex: &'a Mutex<T, S, B>,
-    /// The lanes of this warp that entered `lock` together and take turns.
+    /// The lanes of this warp that entered `lock` together on this mutex and take turns.
     mask: u32,
     lane: u32,
 }
@@ -106,15 +114,17 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     /// Takes the lock, waiting as long as it takes.
     #[inline(always)]
     pub fn lock(&self) -> MutexGuard<'_, T, S, B> {
-        let mask = warp::active_mask();
+        crate::debug_check_not_local(self, LOCAL);
+        // The lanes locking this same mutex now; lanes on other mutexes are not waited for.
+        let mask = warp::peers(self);
         let lane = warp::lane();
         if lane == mask.trailing_zeros() {
             self.acquire_word();
         }
         // Lanes take turns in ascending order. Each holder ends its turn with a warp barrier
-        // over itself and every later lane (in `drop`); wait through one such barrier for
-        // each earlier lane. The leader's is the first, so no lane enters before the leader
-        // has the lock word.
+        // over itself and every later lane of the group (in `drop`); wait through one such
+        // barrier for each earlier lane. The leader's is the first, so no lane enters before
+        // the leader has the lock word.
         let mut earlier = mask & ((1u64 << lane) - 1) as u32;
         while earlier != 0 {
             let holder = earlier.trailing_zeros();
@@ -131,6 +141,7 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     /// Takes the lock if it is free now (one `atom.cas.acquire`); never waits.
     #[inline(always)]
     pub fn try_lock(&self) -> Option<MutexGuard<'_, T, S, B>> {
+        crate::debug_check_not_local(self, LOCAL);
         let lane = warp::lane();
         self.locked
             .compare_exchange(0, 1, Acquire, Relaxed)

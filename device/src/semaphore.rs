@@ -18,6 +18,10 @@ use crate::wait::{poll_until, poll_until_for, Backoff, NanoSleep};
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
+/// What a debug build reports for an object in local memory.
+const LOCAL: &core::ffi::CStr =
+    c"ptx-sync: Semaphore in local memory (a kernel's local variable): put it in shared or global memory\n";
+
 /// A counting semaphore for threads within scope `S`, holding at most `MAX` units, waiting
 /// with `B`. All-zero bytes are a semaphore with no free unit.
 ///
@@ -79,6 +83,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// retries while units remain, so `false` means the count was 0.
     #[inline(always)]
     pub fn try_acquire(&self) -> bool {
+        crate::debug_check_not_local(self, LOCAL);
         let mut c = self.count.load(Relaxed);
         while c > 0 {
             match self.count.compare_exchange(c, c - 1, Acquire, Relaxed) {
@@ -101,6 +106,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// PTX: `atom.release.<scope>.add.u32`.
     #[inline(always)]
     pub fn release(&self, n: u32) {
+        crate::debug_check_not_local(self, LOCAL);
         let prev = self.count.fetch_add(n, Release);
         if cfg!(debug_assertions) && (prev > MAX || n > MAX - prev) {
             crate::debug_trap(c"ptx-sync: Semaphore::release: count would exceed MAX\n");

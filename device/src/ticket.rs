@@ -18,6 +18,10 @@ use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut};
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
+/// What a debug build reports for an object in local memory.
+const LOCAL: &core::ffi::CStr =
+    c"ptx-sync: TicketLock in local memory (a kernel's local variable): put it in shared or global memory\n";
+
 /// A first-come-first-served lock around a `T`, for threads within scope `S`, waiting with `B`.
 /// All-zero bytes are an unlocked lock (with a zeroed `T`).
 ///
@@ -90,6 +94,7 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     /// Takes a ticket and waits until it is served.
     #[inline(always)]
     pub fn lock(&self) -> TicketGuard<'_, T, S, B> {
+        crate::debug_check_not_local(self, LOCAL);
         let ticket = self.next.fetch_add(1, Relaxed);
         poll_until::<B, _>(|| (self.serving.load(Acquire) == ticket).then_some(()));
         TicketGuard { lock: self, ticket }
@@ -99,6 +104,7 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     /// ticket it would have to wait for).
     #[inline(always)]
     pub fn try_lock(&self) -> Option<TicketGuard<'_, T, S, B>> {
+        crate::debug_check_not_local(self, LOCAL);
         let serving = self.serving.load(Acquire);
         self.next
             .compare_exchange(serving, serving.wrapping_add(1), Relaxed, Relaxed)

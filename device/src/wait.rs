@@ -68,7 +68,8 @@ impl<const MIN: u32, const MAX: u32> Backoff for NanoSleep<MIN, MAX> {
 }
 
 /// Suspends the thread for about `ns` nanoseconds (`nanosleep.u32`; the hardware may wake it
-/// earlier or later, up to about twice as long). On the host: `ns / 8` spin-loop hints.
+/// earlier or later, up to about twice as long). On the host: `ns / 8` spin-loop hints
+/// (a thread yield with the `warp-emulation` feature).
 #[inline(always)]
 pub fn sleep_ns(ns: u32) {
     #[cfg(target_arch = "nvptx64")]
@@ -76,9 +77,20 @@ pub fn sleep_ns(ns: u32) {
     unsafe {
         core::arch::asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack))
     };
-    #[cfg(all(not(target_arch = "nvptx64"), not(loom)))]
+    #[cfg(all(
+        not(target_arch = "nvptx64"),
+        not(loom),
+        not(feature = "warp-emulation")
+    ))]
     for _ in 0..ns / 8 + 1 {
         core::hint::spin_loop();
+    }
+    // Emulated warps run dozens of lane threads on a few cores: a waiting lane gives its core
+    // to the lane it waits for.
+    #[cfg(all(not(target_arch = "nvptx64"), not(loom), feature = "warp-emulation"))]
+    {
+        let _ = ns;
+        std::thread::yield_now();
     }
     // loom explores every interleaving: a waiting thread must yield, or the model never ends.
     #[cfg(loom)]

@@ -93,6 +93,9 @@ fn main() {
                 "active_mask" => {
                     "let _ = (p, v); *out = ptx_sync::warp::active_mask();".to_string()
                 }
+                "match_any" => {
+                    "*out = ptx_sync::warp::match_any(*v, p as usize as u64);".to_string()
+                }
                 _ => "let _ = (p, out); ptx_sync::warp::sync(*v);".to_string(),
             },
         };

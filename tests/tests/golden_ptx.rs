@@ -133,11 +133,12 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
         Kind::VolatileWrite => vec![format!("st.volatile.{}", bits(ty))],
         // Not `bar.sync` (= barrier.sync.aligned): see device/src/block.rs.
         Kind::BlockSync => vec!["barrier.sync".to_string()],
-        // The warp-aggregated lock (device/src/mutex.rs), as a set: the leader's
-        // test-and-test-and-set on the lock word at scope S, the lane-to-lane handoff by
-        // warp barrier, the last lane's release at S.
+        // The warp-aggregated lock (device/src/mutex.rs), as a set: the lanes grouped by
+        // mutex address, the leader's test-and-test-and-set on the lock word at scope S, the
+        // lane-to-lane handoff by warp barrier, the last lane's release at S.
         Kind::MutexLock => set(&[
             "activemask.b32",
+            "match.any.sync.b64",
             &format!("atom.acquire.{s}.cas.b32"),
             "bar.warp.sync",
             &format!("ld.relaxed.{s}.b32"),
@@ -188,6 +189,7 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
             "global_timer_ns" => "mov.u64 %globaltimer",
             "lane" => "mov.u32 %laneid",
             "active_mask" => "activemask.b32",
+            "match_any" => "match.any.sync.b64",
             _ => "bar.warp.sync",
         }
         .to_string()],
@@ -205,7 +207,13 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
         "st.release.S.b32",
     ];
     let wait = ["ld.acquire.S.b32", "nanosleep.u32"];
-    let warp = ["activemask.b32", "bar.warp.sync", "mov.u32 %laneid"];
+    // Aggregation per object: the lanes naming the same address (device/src/warp.rs, peers).
+    let warp = [
+        "activemask.b32",
+        "match.any.sync.b64",
+        "bar.warp.sync",
+        "mov.u32 %laneid",
+    ];
     let list: Vec<&str> = match op {
         // Ticket from `atom.add.relaxed`; wait on `serving` with acquire; serve the next.
         "ticket_lock" => vec![
@@ -318,6 +326,7 @@ fn statement(line: &str, insns: &mut Vec<String>) {
             "barrier.",
             "nanosleep.",
             "activemask.",
+            "match.",
             "mbarrier.",
             "cvta.",
             "mapa.",

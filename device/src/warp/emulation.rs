@@ -1,0 +1,386 @@
+//! Warps on the CPU, for tests: [`launch`] runs a grid of emulated warps, one `std` thread per
+//! lane, and while a lane runs, [`lane`](super::lane), [`active_mask`](super::active_mask),
+//! [`sync`](super::sync) and [`match_any`](super::match_any) behave as on the GPU for that lane.
+//! Everything the crate builds on them (warp-aggregated locks, latches, barriers) then meets
+//! real lanes of a real warp in `cargo test`, where a thread outside [`launch`] stays a warp of
+//! one.
+//!
+//! What is emulated, and how (PTX ISA, "Parallel Synchronization and Communication
+//! Instructions"):
+//! - `activemask.b32`: the lanes the test declared converged with [`converged`] (by default,
+//!   every lane of the warp that has not returned). On the GPU this is whichever lanes execute
+//!   the instruction together; a test names that set explicitly, so divergent and partial
+//!   shapes are reproducible.
+//! - `bar.warp.sync m` and `match.any.sync.b64 d, v, m`: a lane waits until every lane of `m`
+//!   has executed the same instruction kind with the same mask (sm_70+ rule: not necessarily
+//!   the same instruction), as a rendezvous under a `std` mutex, which also orders the lanes'
+//!   memory accesses as `bar.warp.sync` does. A lane whose own bit is not in `m` (undefined in
+//!   PTX), a mask naming a lane that has returned (a hang on the GPU), and a rendezvous that
+//!   does not complete within the launch's time limit each panic with a message naming the
+//!   warp, the lanes and the mask, instead of hanging.
+//!
+//! ```
+//! use ptx_sync::warp::{self, emulation};
+//! use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+//! use std::sync::Arc;
+//!
+//! // 48 threads: a full warp and a warp of 16 lanes; the odd lanes group by `lane / 8`.
+//! let groups = Arc::new(AtomicU32::new(0));
+//! let g = groups.clone();
+//! emulation::launch(48, std::time::Duration::from_secs(10), move |t| {
+//!     if t.lane % 2 == 1 {
+//!         let odd = 0xaaaa_aaaa & t.warp_mask;
+//!         emulation::converged(odd, || {
+//!             let peers = warp::match_any(warp::active_mask(), u64::from(t.lane / 8));
+//!             assert_eq!(peers, odd & (0xff << (t.lane / 8 * 8)));
+//!             if warp::lane() == peers.trailing_zeros() {
+//!                 g.fetch_add(1, Relaxed);
+//!             }
+//!         });
+//!     }
+//! });
+//! assert_eq!(groups.load(Relaxed), 4 + 2); // 4 groups in the full warp, 2 in the partial one
+//! ```
+
+extern crate std;
+
+use std::boxed::Box;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::format;
+use std::string::String;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread_local;
+use std::time::{Duration, Instant};
+use std::vec::Vec;
+
+/// One emulated thread, as [`launch`] passes it to the kernel body.
+#[derive(Clone, Copy, Debug)]
+pub struct Thread {
+    /// Index in the launch (`warp * 32 + lane`).
+    pub id: u32,
+    /// Which warp.
+    pub warp: u32,
+    /// Lane in the warp (0..32).
+    pub lane: u32,
+    /// The lanes this warp has (all 32 but in a partial last warp).
+    pub warp_mask: u32,
+}
+
+/// The two warp collectives; a rendezvous only matches lanes at the same kind and mask.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Kind {
+    Sync,
+    MatchAny,
+}
+
+impl Kind {
+    fn ptx(self) -> &'static str {
+        match self {
+            Kind::Sync => "bar.warp.sync",
+            Kind::MatchAny => "match.any.sync.b64",
+        }
+    }
+}
+
+/// One rendezvous point (a kind and a mask) of one warp.
+#[derive(Default)]
+struct Round {
+    /// Lanes waiting in the round under way.
+    arrived: u32,
+    /// Their values (match.any).
+    values: [u64; 32],
+    /// Rounds completed; a waiter leaves when it moves.
+    completed: u64,
+    /// The values of the last completed round. A lane reads it after waking; the next round
+    /// of this mask cannot complete (so cannot overwrite it) before that lane arrives again.
+    results: [u64; 32],
+}
+
+struct Warp {
+    index: u32,
+    /// Lanes that exist.
+    lanes: u32,
+    /// Lanes whose body has returned (or panicked).
+    exited: AtomicU32,
+    rounds: Mutex<HashMap<(Kind, u32), Round>>,
+    moved: Condvar,
+    /// Set when any lane of the launch panics, so the others stop waiting and fail too.
+    abort: Arc<AtomicBool>,
+    deadline: Instant,
+}
+
+struct Current {
+    warp: Arc<Warp>,
+    lane: u32,
+    active: u32,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Current>> = const { RefCell::new(None) };
+}
+
+/// This lane's warp state, if this thread is an emulated lane.
+fn with_current<R>(f: impl FnOnce(Option<&mut Current>) -> R) -> R {
+    CURRENT.with(|c| f(c.borrow_mut().as_mut()))
+}
+
+pub(super) fn lane() -> u32 {
+    with_current(|c| c.map_or(0, |c| c.lane))
+}
+
+pub(super) fn active_mask() -> u32 {
+    with_current(|c| {
+        c.map_or(1, |c| {
+            c.active & c.warp.lanes & !c.warp.exited.load(Ordering::Acquire)
+        })
+    })
+}
+
+pub(super) fn sync(mask: u32) {
+    if let Some((warp, lane)) = with_current(|c| c.map(|c| (c.warp.clone(), c.lane))) {
+        warp.collective(Kind::Sync, lane, mask, 0);
+    }
+}
+
+pub(super) fn match_any(mask: u32, value: u64) -> u32 {
+    match with_current(|c| c.map(|c| (c.warp.clone(), c.lane))) {
+        Some((warp, lane)) => {
+            let values = warp.collective(Kind::MatchAny, lane, mask, value);
+            (0..32)
+                .filter(|&l| mask & (1 << l) != 0 && values[l as usize] == value)
+                .fold(0, |m, l| m | 1 << l)
+        }
+        None => 1,
+    }
+}
+
+impl Warp {
+    fn fail(&self, lane: u32, what: String) -> ! {
+        self.abort.store(true, Ordering::Release);
+        self.moved.notify_all();
+        panic!("warp emulation: warp {} lane {lane}: {what}", self.index);
+    }
+
+    fn rounds(&self) -> MutexGuard<'_, HashMap<(Kind, u32), Round>> {
+        // A lane that panicked while holding the lock poisons it; the state is still sound
+        // (every update is complete before any panic), and `abort` reports the failure.
+        self.rounds.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn collective(&self, kind: Kind, lane: u32, mask: u32, value: u64) -> [u64; 32] {
+        let op = kind.ptx();
+        if mask & (1 << lane) == 0 {
+            self.fail(
+                lane,
+                format!("{op} {mask:#010x} does not name the calling lane (undefined in PTX)"),
+            );
+        }
+        if mask & !self.lanes != 0 {
+            self.fail(
+                lane,
+                format!(
+                    "{op} {mask:#010x} names lanes the warp does not have ({:#010x})",
+                    self.lanes
+                ),
+            );
+        }
+        let mut rounds = self.rounds();
+        let round = rounds.entry((kind, mask)).or_default();
+        round.arrived |= 1 << lane;
+        round.values[lane as usize] = value;
+        if round.arrived == mask {
+            round.results = round.values;
+            round.completed += 1;
+            round.arrived = 0;
+            let results = round.results;
+            self.moved.notify_all();
+            return results;
+        }
+        let completed = round.completed;
+        loop {
+            let (guard, _) = self
+                .moved
+                .wait_timeout(rounds, Duration::from_millis(20))
+                .unwrap_or_else(|e| e.into_inner());
+            rounds = guard;
+            let round = &rounds[&(kind, mask)];
+            if round.completed != completed {
+                return round.results;
+            }
+            let missing = mask & !round.arrived;
+            let gone = missing & self.exited.load(Ordering::Acquire);
+            if self.abort.load(Ordering::Acquire) {
+                drop(rounds);
+                panic!(
+                    "warp emulation: warp {} lane {lane}: stopped waiting at {op} {mask:#010x}: another lane failed",
+                    self.index
+                );
+            }
+            if gone != 0 {
+                drop(rounds);
+                self.fail(
+                    lane,
+                    format!("{op} {mask:#010x} waits for lanes {gone:#010x}, which have returned (a hang on the GPU)"),
+                );
+            }
+            if Instant::now() >= self.deadline {
+                drop(rounds);
+                self.fail(
+                    lane,
+                    format!("{op} {mask:#010x} still waits for lanes {missing:#010x} at the launch's time limit (deadlock)"),
+                );
+            }
+        }
+    }
+}
+
+/// Runs `f` as the lanes in `mask` converged: while it runs, [`active_mask`](super::active_mask)
+/// is `mask` (less the lanes that have returned). The calling lane must be in `mask`, and every
+/// lane in `mask` must call `converged` with the same mask around the same operation, as the
+/// lanes of a divergent branch on the GPU execute it together. Outside [`launch`], it just runs
+/// `f`.
+pub fn converged<R>(mask: u32, f: impl FnOnce() -> R) -> R {
+    let before = with_current(|c| {
+        c.map(|c| {
+            if mask & (1 << c.lane) == 0 {
+                c.warp.fail(
+                    c.lane,
+                    format!("converged({mask:#010x}) does not name the calling lane"),
+                );
+            }
+            core::mem::replace(&mut c.active, mask)
+        })
+    });
+    struct Restore(Option<u32>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Some(active) = self.0 {
+                with_current(|c| {
+                    if let Some(c) = c {
+                        c.active = active;
+                    }
+                });
+            }
+        }
+    }
+    let _restore = Restore(before);
+    f()
+}
+
+/// Runs `body` on `threads` emulated threads (warps of 32 lanes, the last one partial), one
+/// `std` thread each, all at once, and returns when every one has returned.
+///
+/// # Panics
+/// With a message naming the warp and lane: when a lane's body panics (the other lanes stop
+/// at their next warp collective), when a warp collective is misused, and when the launch has
+/// not finished after `limit` (a deadlock: the lanes still running are named; they are left
+/// running, detached, since a spinning thread cannot be stopped).
+pub fn launch(threads: u32, limit: Duration, body: impl Fn(Thread) + Send + Sync + 'static) {
+    assert!(threads > 0, "warp emulation: launch of 0 threads");
+    let body = Arc::new(body);
+    let abort = Arc::new(AtomicBool::new(false));
+    let deadline = Instant::now() + limit;
+    let warps: Vec<Arc<Warp>> = (0..threads.div_ceil(32))
+        .map(|w| {
+            let n = (threads - w * 32).min(32);
+            Arc::new(Warp {
+                index: w,
+                lanes: if n == 32 { u32::MAX } else { (1 << n) - 1 },
+                exited: AtomicU32::new(0),
+                rounds: Mutex::new(HashMap::new()),
+                moved: Condvar::new(),
+                abort: abort.clone(),
+                deadline,
+            })
+        })
+        .collect();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<(u32, Option<String>)>();
+    for id in 0..threads {
+        let (warp, body, done) = (
+            warps[(id / 32) as usize].clone(),
+            body.clone(),
+            done_tx.clone(),
+        );
+        let lane = id % 32;
+        std::thread::Builder::new()
+            .name(format!("warp {} lane {lane}", id / 32))
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let t = Thread {
+                    id,
+                    warp: warp.index,
+                    lane,
+                    warp_mask: warp.lanes,
+                };
+                CURRENT.with(|c| {
+                    *c.borrow_mut() = Some(Current {
+                        warp: warp.clone(),
+                        lane,
+                        active: warp.lanes,
+                    })
+                });
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(t)));
+                warp.exited.fetch_or(1 << lane, Ordering::AcqRel);
+                warp.moved.notify_all();
+                let failure = result.err().map(|e| {
+                    warp.abort.store(true, Ordering::Release);
+                    panic_message(e)
+                });
+                let _ = done.send((id, failure));
+            })
+            .expect("warp emulation: cannot spawn a lane thread");
+    }
+    drop(done_tx);
+    let mut running: Vec<bool> = (0..threads).map(|_| true).collect();
+    let mut failures = Vec::new();
+    for _ in 0..threads {
+        let left = deadline.saturating_duration_since(Instant::now()) + Duration::from_millis(500);
+        match done_rx.recv_timeout(left) {
+            Ok((id, failure)) => {
+                running[id as usize] = false;
+                failures.extend(failure.map(|f| (id, f)));
+            }
+            Err(_) => {
+                abort.store(true, Ordering::Release);
+                let stuck: Vec<String> = (0..threads)
+                    .filter(|&id| running[id as usize])
+                    .map(|id| format!("{}.{}", id / 32, id % 32))
+                    .collect();
+                let first = failures
+                    .first()
+                    .map(|(id, m)| format!("; first failure: thread {id}: {m}"))
+                    .unwrap_or_default();
+                panic!(
+                    "warp emulation: {} of {threads} lanes still running after {limit:?} (deadlock?); warp.lane: {}{first}",
+                    stuck.len(),
+                    stuck.join(" ")
+                );
+            }
+        }
+    }
+    // The first failure is the cause; the others are lanes that stopped because of it.
+    if let Some((id, message)) = failures
+        .iter()
+        .find(|(_, m)| !m.contains("another lane failed"))
+        .or(failures.first())
+    {
+        panic!(
+            "warp emulation: {} of {threads} lanes failed; first: thread {id} (warp {} lane {}): {message}",
+            failures.len(),
+            id / 32,
+            id % 32
+        );
+    }
+}
+
+fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
+    match e.downcast::<String>() {
+        Ok(s) => *s,
+        Err(e) => e
+            .downcast::<&'static str>()
+            .map(|s| String::from(*s))
+            .unwrap_or_else(|_| String::from("(non-string panic)")),
+    }
+}

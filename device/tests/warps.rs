@@ -1,0 +1,320 @@
+//! The warp-aggregated primitives (Mutex, Latch, Barrier) with real warps on the CPU
+//! (`warp::emulation`: a std thread per lane), in the shapes kernels are written in: lanes of
+//! one warp on different objects, on one object, only some lanes calling, partial warps.
+//! Every case counts what it checks against the exact expected total.
+
+use ptx_sync::warp::emulation::{self, converged, Thread};
+use ptx_sync::{Barrier, Gpu, Latch, Mutex, Spin};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Long enough for 96 lane threads on two cores, short enough that a deadlock fails quickly.
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// Which lanes call the primitive, and on which object.
+#[derive(Clone, Copy)]
+struct Shape {
+    name: &'static str,
+    threads: u32,
+    objects: usize,
+    calls: fn(Thread) -> bool,
+    object: fn(Thread) -> usize,
+}
+
+fn all(_: Thread) -> bool {
+    true
+}
+fn odd(t: Thread) -> bool {
+    t.lane % 2 == 1
+}
+fn lane0(t: Thread) -> bool {
+    t.lane == 0
+}
+/// A data-dependent subset (about half the lanes, no pattern in the lane number).
+fn hashed(t: Thread) -> bool {
+    t.id.wrapping_mul(0x9e37_79b9).rotate_left(7) & 4 != 0
+}
+
+fn shapes() -> Vec<Shape> {
+    vec![
+        Shape {
+            name: "one object",
+            threads: 64,
+            objects: 1,
+            calls: all,
+            object: |_| 0,
+        },
+        Shape {
+            name: "lanes on 2 objects",
+            threads: 64,
+            objects: 2,
+            calls: all,
+            object: |t| t.lane as usize % 2,
+        },
+        Shape {
+            name: "lanes on 32 objects",
+            threads: 64,
+            objects: 32,
+            calls: all,
+            object: |t| t.lane as usize,
+        },
+        Shape {
+            name: "odd lanes on 2 objects",
+            threads: 64,
+            objects: 2,
+            calls: odd,
+            object: |t| (t.lane / 2) as usize % 2,
+        },
+        Shape {
+            name: "lane 0 of each warp",
+            threads: 96,
+            objects: 1,
+            calls: lane0,
+            object: |_| 0,
+        },
+        Shape {
+            name: "hashed subset on 3 objects",
+            threads: 96,
+            objects: 3,
+            calls: hashed,
+            object: |t| (t.id as usize * 7 + 3) % 3,
+        },
+        Shape {
+            name: "partial warp (48 threads) on 2 objects",
+            threads: 48,
+            objects: 2,
+            calls: all,
+            object: |t| t.lane as usize % 2,
+        },
+        Shape {
+            name: "per-thread objects",
+            threads: 64,
+            objects: 64,
+            calls: all,
+            object: |t| t.id as usize,
+        },
+    ]
+}
+
+impl Shape {
+    /// The lanes of `t`'s warp that call: they run the call converged.
+    fn mask(&self, t: Thread) -> u32 {
+        (0..32)
+            .filter(|&l| t.warp_mask & (1 << l) != 0)
+            .filter(|&l| {
+                (self.calls)(Thread {
+                    id: t.warp * 32 + l,
+                    lane: l,
+                    ..t
+                })
+            })
+            .fold(0, |m, l| m | 1 << l)
+    }
+
+    /// How many threads call on each object.
+    fn callers(&self) -> Vec<u32> {
+        let mut n = vec![0; self.objects];
+        for id in 0..self.threads {
+            let t = thread(self.threads, id);
+            if (self.calls)(t) {
+                n[(self.object)(t)] += 1;
+            }
+        }
+        n
+    }
+}
+
+/// Thread `id` of a launch of `threads`, as `emulation::launch` numbers it.
+fn thread(threads: u32, id: u32) -> Thread {
+    let (warp, lane) = (id / 32, id % 32);
+    let n = (threads - warp * 32).min(32);
+    Thread {
+        id,
+        warp,
+        lane,
+        warp_mask: if n == 32 { u32::MAX } else { (1 << n) - 1 },
+    }
+}
+
+#[test]
+fn mutex_every_calling_shape_counts_exactly_with_one_holder_per_object() {
+    const ITERS: u32 = 20;
+    for shape in shapes() {
+        let locks: Arc<Vec<Mutex<u64, Gpu, Spin>>> =
+            Arc::new((0..shape.objects).map(|_| Mutex::new(0)).collect());
+        let holders: Arc<Vec<AtomicU32>> =
+            Arc::new((0..shape.objects).map(|_| AtomicU32::new(0)).collect());
+        let most = Arc::new(AtomicU32::new(0));
+        let (l, h, m) = (locks.clone(), holders.clone(), most.clone());
+        emulation::launch(shape.threads, LIMIT, move |t| {
+            if !(shape.calls)(t) {
+                return;
+            }
+            let (k, mask) = ((shape.object)(t), shape.mask(t));
+            for _ in 0..ITERS {
+                converged(mask, || {
+                    let mut g = l[k].lock();
+                    m.fetch_max(h[k].fetch_add(1, Relaxed) + 1, Relaxed);
+                    // A plain read-modify-write: only mutual exclusion keeps it exact.
+                    let v = *g;
+                    std::thread::yield_now();
+                    *g = v + 1;
+                    h[k].fetch_sub(1, Relaxed);
+                });
+            }
+        });
+        let want: Vec<u64> = shape
+            .callers()
+            .iter()
+            .map(|&n| n as u64 * ITERS as u64)
+            .collect();
+        let got: Vec<u64> = locks
+            .iter()
+            .map(|m| *m.try_lock().expect("left locked"))
+            .collect();
+        assert_eq!(
+            got, want,
+            "mutex, {}: critical sections per object",
+            shape.name
+        );
+        assert_eq!(
+            most.load(Relaxed),
+            1,
+            "mutex, {}: two holders of one object at once",
+            shape.name
+        );
+    }
+}
+
+#[test]
+fn latch_every_calling_shape_opens_each_latch_after_exactly_its_arrivals() {
+    for shape in shapes() {
+        let callers = shape.callers();
+        let latches: Arc<Vec<Latch<Gpu, Spin>>> =
+            Arc::new(callers.iter().map(|&n| Latch::new(n)).collect());
+        let arrived: Arc<Vec<AtomicU32>> =
+            Arc::new((0..shape.objects).map(|_| AtomicU32::new(0)).collect());
+        // Per object: how many of its callers saw all of its arrivals on leaving.
+        let saw_all: Arc<Vec<AtomicU32>> =
+            Arc::new((0..shape.objects).map(|_| AtomicU32::new(0)).collect());
+        let want = Arc::new(callers.clone());
+        let (l, a, s, w) = (
+            latches.clone(),
+            arrived.clone(),
+            saw_all.clone(),
+            want.clone(),
+        );
+        emulation::launch(shape.threads, LIMIT, move |t| {
+            if !(shape.calls)(t) {
+                return;
+            }
+            let (k, mask) = ((shape.object)(t), shape.mask(t));
+            a[k].fetch_add(1, Relaxed);
+            converged(mask, || l[k].arrive_and_wait());
+            assert!(
+                l[k].try_wait(),
+                "thread {} left arrive_and_wait before its latch opened",
+                t.id
+            );
+            if a[k].load(Relaxed) == w[k] {
+                s[k].fetch_add(1, Relaxed);
+            }
+        });
+        let got: Vec<u32> = saw_all.iter().map(|c| c.load(Relaxed)).collect();
+        assert_eq!(
+            got, callers,
+            "latch, {}: callers that saw every arrival of their latch",
+            shape.name
+        );
+        assert!(
+            latches.iter().all(|l| l.try_wait()),
+            "latch, {}: a latch not open",
+            shape.name
+        );
+    }
+}
+
+#[test]
+fn barrier_every_calling_shape_runs_each_barrier_one_phase_per_round() {
+    const ROUNDS: u32 = 6;
+    for shape in shapes() {
+        let callers = shape.callers();
+        let barriers: Arc<Vec<Barrier<Gpu, Spin>>> =
+            Arc::new(callers.iter().map(|&n| Barrier::new(n.max(1))).collect());
+        // Per object: completions run, and callers that saw every arrival of the round.
+        let completions: Arc<Vec<AtomicU32>> =
+            Arc::new((0..shape.objects).map(|_| AtomicU32::new(0)).collect());
+        let arrived: Arc<Vec<AtomicU64>> =
+            Arc::new((0..shape.objects).map(|_| AtomicU64::new(0)).collect());
+        let saw_all: Arc<Vec<AtomicU32>> =
+            Arc::new((0..shape.objects).map(|_| AtomicU32::new(0)).collect());
+        let want = Arc::new(callers.clone());
+        let (b, c, a, s, w) = (
+            barriers.clone(),
+            completions.clone(),
+            arrived.clone(),
+            saw_all.clone(),
+            want.clone(),
+        );
+        emulation::launch(shape.threads, LIMIT, move |t| {
+            if !(shape.calls)(t) {
+                return;
+            }
+            let (k, mask) = ((shape.object)(t), shape.mask(t));
+            for r in 0..ROUNDS as u64 {
+                a[k].fetch_add(1, Relaxed);
+                converged(mask, || {
+                    b[k].arrive_and_wait_with(|| {
+                        c[k].fetch_add(1, Relaxed);
+                    })
+                });
+                // Nobody of this barrier can arrive for round r + 1 before everyone has left
+                // round r's first barrier, so the count is exactly (r + 1) rounds' worth here.
+                if a[k].load(Relaxed) == (r + 1) * w[k] as u64 {
+                    s[k].fetch_add(1, Relaxed);
+                }
+                converged(mask, || b[k].arrive_and_wait());
+            }
+        });
+        let used: Vec<u32> = callers
+            .iter()
+            .map(|&n| if n > 0 { 2 * ROUNDS } else { 0 })
+            .collect();
+        let got: Vec<u32> = completions.iter().map(|c| c.load(Relaxed) * 2).collect();
+        assert_eq!(
+            got, used,
+            "barrier, {}: phases per barrier (2 per round)",
+            shape.name
+        );
+        let seen: Vec<u32> = saw_all.iter().map(|c| c.load(Relaxed)).collect();
+        let want: Vec<u32> = callers.iter().map(|&n| n * ROUNDS).collect();
+        assert_eq!(
+            seen, want,
+            "barrier, {}: callers x rounds that saw every arrival",
+            shape.name
+        );
+    }
+}
+
+/// The emulation itself: a misused collective fails with a message instead of hanging.
+#[test]
+#[should_panic(expected = "which have returned")]
+fn a_warp_barrier_waiting_for_a_returned_lane_fails_with_its_name() {
+    emulation::launch(2, LIMIT, |t| {
+        if t.lane == 0 {
+            ptx_sync::warp::sync(0b11);
+        }
+    });
+}
+
+#[test]
+#[should_panic(expected = "still running")]
+fn a_deadlocked_launch_fails_at_its_limit() {
+    let never = Arc::new(AtomicU32::new(0));
+    emulation::launch(1, Duration::from_millis(300), move |_| {
+        while never.load(Relaxed) == 0 {
+            std::thread::yield_now();
+        }
+    });
+}
