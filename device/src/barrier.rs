@@ -34,6 +34,11 @@ const LOCAL: &core::ffi::CStr =
 
 /// A reusable barrier for `expected` threads within scope `S`, waiting with `B`.
 ///
+/// Where it lives: shared or global memory (or mapped host memory for `Sys`), never a
+/// kernel's local variable: that is `.local` memory, private to one thread, where the PTX ISA
+/// leaves atomics undefined. A debug build traps with a message when it finds one there
+/// (`isspacep.local`), as libcu++ guards the same case.
+///
 /// ```
 /// use ptx_sync::{Barrier, Cta};
 /// let b: Barrier<Cta> = Barrier::new(1);

@@ -27,6 +27,11 @@ const LOCAL: &core::ffi::CStr =
 /// A latch that opens once `expected` arrivals have been counted, for threads within scope
 /// `S`, waiting with `B`. Single use (make a new one per round). A latch of 0 is open.
 ///
+/// Where it lives: shared or global memory (or mapped host memory for `Sys`), never a
+/// kernel's local variable: that is `.local` memory, private to one thread, where the PTX ISA
+/// leaves atomics undefined. A debug build traps with a message when it finds one there
+/// (`isspacep.local`), as libcu++ guards the same case.
+///
 /// ```
 /// use ptx_sync::{Gpu, Latch};
 /// let done: Latch<Gpu> = Latch::new(2);

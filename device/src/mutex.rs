@@ -44,10 +44,18 @@ const LOCAL: &core::ffi::CStr =
 /// `CachePadded<Mutex<T>>` gives the lock a line of its own, `Mutex<CachePadded<T>>` moves the
 /// data off the line the waiters poll.
 ///
-/// Inside the critical section, do not use warp-collective operations (shuffles, votes,
-/// `warp::sync`): the other lanes of the warp may be waiting for their turn. The lanes that
-/// lock together also leave together (a warp barrier in the guard's `drop`), so every one of
-/// them must drop its guard: a guard kept forever (`mem::forget`) hangs its warp.
+/// The lanes of a warp may lock the same mutex or different ones (a lock per hash bucket):
+/// lanes are aggregated only with the lanes that lock the same mutex at the same time, and
+/// taking a second lock inside a critical section works (in a fixed order across threads, as
+/// with any locks). Inside the critical section, do not use warp-collective operations
+/// (shuffles, votes, `warp::sync`): the other lanes on this mutex may be waiting for their
+/// turn. Those lanes also leave together (a warp barrier over them in the guard's `drop`), so
+/// every one of them must drop its guard: a guard kept forever (`mem::forget`) hangs them.
+///
+/// Where it lives: shared or global memory (or mapped host memory for `Sys`), never a
+/// kernel's local variable: that is `.local` memory, private to one thread, where the PTX ISA
+/// leaves atomics undefined. A debug build traps with a message when it finds one there
+/// (`isspacep.local`), as libcu++ guards the same case.
 ///
 /// ```
 /// use ptx_sync::{Gpu, Mutex};

@@ -25,6 +25,11 @@ const LOCAL: &core::ffi::CStr =
 /// A counting semaphore for threads within scope `S`, holding at most `MAX` units, waiting
 /// with `B`. All-zero bytes are a semaphore with no free unit.
 ///
+/// Where it lives: shared or global memory (or mapped host memory for `Sys`), never a
+/// kernel's local variable: that is `.local` memory, private to one thread, where the PTX ISA
+/// leaves atomics undefined. A debug build traps with a message when it finds one there
+/// (`isspacep.local`), as libcu++ guards the same case.
+///
 /// ```
 /// use ptx_sync::{Gpu, Semaphore};
 /// let slots: Semaphore<Gpu, 4> = Semaphore::new(4);

@@ -25,6 +25,11 @@ const LOCAL: &core::ffi::CStr =
 /// A first-come-first-served lock around a `T`, for threads within scope `S`, waiting with `B`.
 /// All-zero bytes are an unlocked lock (with a zeroed `T`).
 ///
+/// Where it lives: shared or global memory (or mapped host memory for `Sys`), never a
+/// kernel's local variable: that is `.local` memory, private to one thread, where the PTX ISA
+/// leaves atomics undefined. A debug build traps with a message when it finds one there
+/// (`isspacep.local`), as libcu++ guards the same case.
+///
 /// ```
 /// use ptx_sync::{Gpu, TicketLock};
 /// let queue: TicketLock<u32, Gpu> = TicketLock::new(0);

@@ -82,6 +82,11 @@ impl AtomicValue for u128 {}
 ///
 /// Same size and alignment as `T`.
 ///
+/// Shared or global memory (or mapped host memory for `Sys`), never a kernel's local
+/// variable: atomics on `.local` addresses are undefined in the PTX ISA (and rustc has its own
+/// bugs there: rust-lang/rust#146686). `Atomic` itself does not check; the primitives built on
+/// it do in debug builds.
+///
 /// ```
 /// use ptx_sync::{Atomic, Gpu};
 /// use core::sync::atomic::Ordering::*;

@@ -2,7 +2,7 @@
 //! catch, and the debug-build traps of over-released semaphores and over-counted latches
 //! (Cargo.toml builds ptx-sync with `debug-assertions = true`).
 
-use ptx_sync::{Gpu, Latch, Semaphore, Sys};
+use ptx_sync::{Barrier, Gpu, Latch, Semaphore, Sys};
 
 /// Waits (`wait()`, no time limit) on the `Latch<Sys>` at `latch`, then sets `*passed = 1`.
 /// A latch that nobody counts down deadlocks it; the host may open it (mapped memory).
@@ -37,5 +37,23 @@ pub unsafe extern "ptx-kernel" fn misuse_latch_count_below_zero(
     let latch = Latch::<Gpu>::from_ptr(latch);
     latch.count_down(1);
     latch.count_down(extra);
+    *done = 1;
+}
+
+/// `extra = 1`: a `Barrier<Gpu>` as a kernel local (in `.local` memory, where the PTX ISA
+/// leaves atomics undefined) arrives and waits: a debug build traps before touching it.
+/// Both cases then count down the `Latch<Gpu>` at `latch` (1) and set `*done = 1`; `extra = 0`
+/// is the control.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn misuse_barrier_in_local_memory(
+    latch: *mut u32,
+    extra: u32,
+    done: *mut u32,
+) {
+    if extra != 0 {
+        let local = Barrier::<Gpu>::new(1);
+        local.arrive_and_wait();
+    }
+    Latch::<Gpu>::from_ptr(latch).count_down(1);
     *done = 1;
 }

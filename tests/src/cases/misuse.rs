@@ -1,7 +1,7 @@
 //! Misuse: a kernel deadlocked on a latch nobody opens is caught (by `Gpu::wait`'s limit in
 //! the process, and by the runner's watchdog with the test's name), and a debug build of the
-//! primitives traps on a semaphore released past MAX and on a latch counted below zero
-//! (tests/kernels builds ptx-sync with `debug-assertions = true`).
+//! primitives traps on a semaphore released past MAX, on a latch counted below zero and on a
+//! barrier in local memory (tests/kernels builds ptx-sync with `debug-assertions = true`).
 
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
@@ -189,6 +189,19 @@ pub fn tests() -> Vec<GpuTest> {
                     1,
                     0,
                     "counting a latch below zero",
+                )
+            },
+        },
+        GpuTest {
+            name: "misuse_barrier_in_local_memory_traps",
+            timeout: TIMEOUT,
+            run: |ctx| {
+                traps(
+                    ctx,
+                    "misuse_barrier_in_local_memory",
+                    1,
+                    0,
+                    "a Barrier<Gpu> in local memory (a kernel's local variable)",
                 )
             },
         },
