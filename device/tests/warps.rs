@@ -318,3 +318,40 @@ fn a_deadlocked_launch_fails_at_its_limit() {
         }
     });
 }
+
+/// Two locks in a fixed order, lanes on different objects at both levels: lane `l` takes
+/// `outer[l % 2]`, then `inner[l % 3]`. Inside the outer critical section a lane runs alone
+/// (its group's other lanes wait for their turn), which `converged(1 << lane)` declares.
+#[test]
+fn mutex_nested_locks_in_a_fixed_order_count_exactly() {
+    const ITERS: u32 = 10;
+    const THREADS: u32 = 64;
+    let outer: Arc<Vec<Mutex<u64, Gpu, Spin>>> = Arc::new((0..2).map(|_| Mutex::new(0)).collect());
+    let inner: Arc<Vec<Mutex<u64, Gpu, Spin>>> = Arc::new((0..3).map(|_| Mutex::new(0)).collect());
+    let (o, i) = (outer.clone(), inner.clone());
+    emulation::launch(THREADS, LIMIT, move |t| {
+        for _ in 0..ITERS {
+            let mut a = o[t.lane as usize % 2].lock();
+            converged(1 << t.lane, || *i[t.lane as usize % 3].lock() += 1);
+            *a += 1;
+        }
+    });
+    let count =
+        |k: u32, n: u32| (0..THREADS).filter(|id| id % 32 % n == k).count() as u64 * ITERS as u64;
+    let got: Vec<u64> = outer
+        .iter()
+        .chain(inner.iter())
+        .map(|m| *m.try_lock().unwrap())
+        .collect();
+    let want = vec![
+        count(0, 2),
+        count(1, 2),
+        count(0, 3),
+        count(1, 3),
+        count(2, 3),
+    ];
+    assert_eq!(
+        got, want,
+        "nested: sections per outer (2) and inner (3) lock"
+    );
+}
