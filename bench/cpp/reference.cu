@@ -19,6 +19,7 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 // `__shared__ cuda::barrier` is initialized with init() by one thread, as libcu++ documents.
@@ -150,6 +151,59 @@ static bool parse_atomic(const std::string& name, AtomicCase& c) {
     return true;
 }
 
+// 0 + 1 + ... + (n - 1), modulo 2^64.
+static unsigned long long triangle(unsigned long long n) {
+    return n % 2 == 0 ? (n / 2) * (n - 1) : n * ((n - 1) / 2);
+}
+
+// The atomics cases' check, the same as bench/src/rust_cases.rs `check_atomic`. Threads share a
+// word in groups: a block's (contended, cta), the grid's (contended, gpu), or a thread has its
+// own (distinct). Each thread's out[] is the wrapping sum of the values its RMWs returned.
+// - fetch_add, CAS loop: the word ends at the group's op count N, and the returned values are
+//   0 .. N-1 once each, so they sum to N(N-1)/2.
+// - float add: the word ends at N (returned values not summed: rounding).
+// - exchange: every value swapped in (thread t's i-th is t + i) is returned by a later swap or
+//   is the final word, and the initial 0 is returned once: returned values + final word = the
+//   stored values' sum. A thread with a word of its own also leaves t + iters - 1 there.
+// Sums are modulo 2^(bits of T), as the kernels add.
+template <class T>
+static int check_atomic(const AtomicCase& c, unsigned blocks, unsigned threads, int iters,
+                        const std::vector<T>& words, const std::vector<T>& out) {
+    bool contended = c.placement == "contended", cta = c.scope == "cta";
+    unsigned n = blocks * threads;
+    unsigned groups = contended ? (cta ? blocks : 1) : n;
+    for (unsigned g = 0; g < groups; g++) {
+        unsigned w = contended ? (cta ? g * 32 : 0) : g;
+        unsigned first = contended ? (cta ? g * threads : 0) : g;
+        unsigned count = contended ? (cta ? threads : n) : 1;
+        unsigned long long ops = (unsigned long long)count * iters;
+        if (c.op == "float_add") {
+            if (words[w] != T((double)ops)) FAIL("word %u = %g, expected %llu", w, (double)words[w], ops);
+            continue;
+        }
+        if constexpr (std::is_integral<T>::value) {
+            T returned = 0;
+            for (unsigned t = first; t < first + count; t++) returned += out[t];
+            if (c.op == "exchange") {
+                T stored = 0;
+                for (unsigned t = first; t < first + count; t++)
+                    stored += T((unsigned long long)t * iters + triangle(iters));
+                if (T(returned + words[w]) != stored)
+                    FAIL("word %u = %llu, returned values of threads %u.. (%u) sum to %llu, stored %llu",
+                         w, (unsigned long long)words[w], first, count, (unsigned long long)returned,
+                         (unsigned long long)stored);
+                if (!contended && words[w] != T(first + iters - 1))
+                    FAIL("word %u = %llu, expected its last store %u", w, (unsigned long long)words[w],
+                         first + iters - 1);
+            } else if (words[w] != T(ops) || returned != T(triangle(ops))) {
+                FAIL("word %u = %llu (expected %llu), returned values of threads %u.. (%u) sum to %llu",
+                     w, (unsigned long long)words[w], ops, first, count, (unsigned long long)returned);
+            }
+        }
+    }
+    return 0;
+}
+
 template <class T>
 static int run_atomic_typed(const AtomicCase& c, const void* kernel, float* ms, double* units) {
     bool contended = c.placement == "contended";
@@ -165,24 +219,13 @@ static int run_atomic_typed(const AtomicCase& c, const void* kernel, float* ms, 
     CK(cudaMemset(w, 0, words_len * sizeof(T)));
     void* args[] = {&w, &out, &iters};
     TIMED(ms, CK(cudaLaunchKernel(kernel, dim3(blocks), dim3(threads), args, 0, 0)));
-    std::vector<T> h(words_len);
+    std::vector<T> h(words_len), o(n);
     CK(cudaMemcpy(h.data(), w, words_len * sizeof(T), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(o.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
     cudaFree(w);
     cudaFree(out);
     *units = (double)n * iters;
-    if (c.op != "exchange") {
-        // fetch_add / CAS loop / float add: every increment counted.
-        if (!contended) {
-            for (unsigned i = 0; i < n; i++)
-                if (h[i] != T(iters)) FAIL("word %u = %g, expected %d", i, (double)h[i], iters);
-        } else if (c.scope == "cta") {
-            for (unsigned b = 0; b < blocks; b++)
-                if (h[b * 32] != T((double)threads * iters)) FAIL("block %u word = %g", b, (double)h[b * 32]);
-        } else if (h[0] != T((double)n * iters)) {
-            FAIL("word = %g, expected %g", (double)h[0], (double)n * iters);
-        }
-    }
-    return 0;
+    return check_atomic<T>(c, blocks, threads, iters, h, o);
 }
 
 static int run_atomic(const std::string& name, float* ms, double* units) {
@@ -286,7 +329,8 @@ static int run_mp(const std::string& name, float* ms, double* units) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 3. Fences: a relaxed store then a fence, in a loop (132 x 128 threads x 1024).
+// 3. Fences: a relaxed store then a fence, in a loop (132 x 128 threads x 1024). Checked:
+// every thread's last store landed (not that the fence orders anything).
 template <cuda::thread_scope S, bool SC>
 __device__ void fence_body(int* x, int iters) {
     unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
@@ -318,13 +362,19 @@ static int run_fence(const std::string& name, float* ms, double* units) {
     int iters = 1024;
     int* x;
     CK(cudaMalloc(&x, blocks * threads * sizeof(int)));
+    // -1 everywhere: a word no store of this launch reached cannot pass for one that was
+    // (cudaMalloc may hand back the last launch's words, which already hold iters - 1).
+    CK(cudaMemset(x, 0xff, blocks * threads * sizeof(int)));
     void* args[] = {&x, &iters};
     TIMED(ms, CK(cudaLaunchKernel(k, dim3(blocks), dim3(threads), args, 0, 0)));
     std::vector<int> h(blocks * threads);
     CK(cudaMemcpy(h.data(), x, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
     cudaFree(x);
+    // Every thread's last store landed in its own word. This does not prove that the fence
+    // orders anything: a missing or too weak fence leaves the same words (see the Rust side's
+    // `fence` in bench/src/rust_cases.rs; ordering is the litmus suite's job).
     for (size_t i = 0; i < h.size(); i++)
-        if (h[i] != iters - 1) FAIL("x[%zu] = %d", i, h[i]);
+        if (h[i] != iters - 1) FAIL("x[%zu] = %d (expected %d)", i, h[i], iters - 1);
     *units = (double)blocks * threads * iters;
     return 0;
 }
@@ -416,6 +466,132 @@ static int run_lock(const std::string& name, float* ms, double* units) {
     if (kind == "semaphore4") return run_sem<4>(blocks, threads, iters, ms, units);
     if (kind == "semaphore32") return run_sem<32>(blocks, threads, iters, ms, units);
     return 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5b. Hash table with a lock per bucket: 65,536 buckets, each a `cuda::binary_semaphore` next to
+// its data; every thread inserts `iters` keys. Keys, buckets and the critical section are
+// bench/src/table.rs line for line (the Rust side's `Mutex<Bucket, Gpu>`): insert n (thread
+// tid's i-th is tid * iters + i) puts key mix(n) % TABLE_KEYS into bucket
+// mix(key ^ TABLE_SALT) >> 16; a bucket counts a key it has, else appends it.
+constexpr unsigned TABLE_BUCKET_BITS = 16, TABLE_BUCKETS = 1u << TABLE_BUCKET_BITS;
+constexpr unsigned TABLE_KEYS = 1u << 16, TABLE_SLOTS = 7, TABLE_SALT = 0x9e3779b9u;
+
+__host__ __device__ inline unsigned table_mix(unsigned x) {
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+__host__ __device__ inline unsigned table_key(unsigned n) { return table_mix(n) % TABLE_KEYS; }
+__host__ __device__ inline unsigned table_bucket(unsigned key) {
+    return table_mix(key ^ TABLE_SALT) >> (32 - TABLE_BUCKET_BITS);
+}
+
+struct Bucket {
+    unsigned len;
+    unsigned keys[TABLE_SLOTS];
+    unsigned counts[TABLE_SLOTS];
+};
+
+// The critical section: count the key if the bucket has it, else append it (a full bucket
+// counts it in len only, and the check fails).
+__host__ __device__ inline void bucket_insert(Bucket& b, unsigned key) {
+    unsigned len = b.len < TABLE_SLOTS ? b.len : TABLE_SLOTS;
+    for (unsigned j = 0; j < len; j++) {
+        if (b.keys[j] == key) {
+            b.counts[j] += 1;
+            return;
+        }
+    }
+    if (len < TABLE_SLOTS) {
+        b.keys[len] = key;
+        b.counts[len] = 1;
+    }
+    b.len += 1;
+}
+
+// 64 bytes with libcu++'s int-sized binary semaphore, as the Rust side's Mutex<Bucket, Gpu>.
+struct LockedBucket {
+    cuda::binary_semaphore<thread_scope_device> s;
+    Bucket b;
+    __device__ LockedBucket() : s(1), b() {}
+};
+
+__global__ void init_table(LockedBucket* t) {
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < TABLE_BUCKETS; i += gridDim.x * blockDim.x)
+        new (&t[i]) LockedBucket();
+}
+
+__global__ void k_table(LockedBucket* t, int iters) {
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int i = 0; i < iters; i++) {
+        unsigned key = table_key(tid * (unsigned)iters + (unsigned)i);
+        LockedBucket& lb = t[table_bucket(key)];
+        lb.s.acquire();
+        bucket_insert(lb.b, key);
+        lb.s.release();
+    }
+}
+
+// Copies the buckets out of the table (not timed), so the host needs no offsets.
+__global__ void table_buckets(const LockedBucket* t, Bucket* out) {
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < TABLE_BUCKETS; i += gridDim.x * blockDim.x)
+        out[i] = t[i].b;
+}
+
+// The same keys with the same counts, in any order (the order of first inserts is a race).
+static bool same_contents(const Bucket& want, const Bucket& got) {
+    if (want.len != got.len || want.len > TABLE_SLOTS) return false;
+    for (unsigned j = 0; j < want.len; j++) {
+        bool found = false;
+        for (unsigned k = 0; k < want.len; k++)
+            found = found || (got.keys[k] == want.keys[j] && got.counts[k] == want.counts[j]);
+        if (!found) return false;
+    }
+    return true;
+}
+
+// The shapes of the hash_table rows: blocks x threads of shape(), more inserts per thread.
+static bool table_shape(const std::string& s, unsigned& blocks, unsigned& threads, int& iters) {
+    if (s == "132x32") { blocks = 132; threads = 32; iters = 128; return true; }
+    if (s == "132x256") { blocks = 132; threads = 256; iters = 32; return true; }
+    return false;
+}
+
+// Checked: every bucket holds exactly the keys and counts of the same inserts done one at a
+// time on the host (each insert counted once, no key appended twice).
+static int run_table(const std::string& name, float* ms, double* units) {
+    unsigned blocks, threads;
+    int iters;
+    if (name.rfind("hash_table/", 0) != 0 || !table_shape(name.substr(11), blocks, threads, iters)) return 2;
+    LockedBucket* t;
+    Bucket* d_out;
+    CK(cudaMalloc(&t, TABLE_BUCKETS * sizeof(LockedBucket)));
+    CK(cudaMalloc(&d_out, TABLE_BUCKETS * sizeof(Bucket)));
+    init_table<<<TABLE_BUCKETS / 256, 256>>>(t);
+    CK(cudaGetLastError());
+    TIMED(ms, (k_table<<<blocks, threads>>>(t, iters)));
+    table_buckets<<<TABLE_BUCKETS / 256, 256>>>(t, d_out);
+    CK(cudaGetLastError());
+    std::vector<Bucket> got(TABLE_BUCKETS);
+    CK(cudaMemcpy(got.data(), d_out, TABLE_BUCKETS * sizeof(Bucket), cudaMemcpyDeviceToHost));
+    cudaFree(t);
+    cudaFree(d_out);
+    unsigned total = blocks * threads * (unsigned)iters;
+    std::vector<Bucket> want(TABLE_BUCKETS);  // value-initialized: all empty
+    for (unsigned n = 0; n < total; n++) {
+        unsigned key = table_key(n);
+        bucket_insert(want[table_bucket(key)], key);
+    }
+    for (unsigned i = 0; i < TABLE_BUCKETS; i++)
+        if (!same_contents(want[i], got[i]))
+            FAIL("bucket %u: %u keys (expected %u), first key %u count %u (expected key %u count %u)", i,
+                 got[i].len, want[i].len, got[i].keys[0], got[i].counts[0], want[i].keys[0], want[i].counts[0]);
+    *units = total;
+    return 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -618,6 +794,7 @@ static void build_names() {
         for (const char* s : {"cta", "gpu", "sys"}) g_names.push_back(std::string("fence/") + f + "/" + s);
     for (const char* k : {"mutex", "semaphore4", "semaphore32"})
         for (const char* s : {"1x32", "132x32", "132x256"}) g_names.push_back(std::string(k) + "/" + s);
+    for (const char* s : {"132x32", "132x256"}) g_names.push_back(std::string("hash_table/") + s);
     g_names.push_back("latch/132x128");
     for (const char* b : {"syncthreads", "cuda_barrier", "split_arrive_wait"})
         g_names.push_back(std::string("block_barrier/") + b);
@@ -646,6 +823,7 @@ extern "C" int ref_run(const char* cname, float* ms, double* units, char* err, i
     else if (starts("mp/")) rc = run_mp(name, ms, units);
     else if (starts("fence/")) rc = run_fence(name, ms, units);
     else if (starts("mutex/") || starts("semaphore")) rc = run_lock(name, ms, units);
+    else if (starts("hash_table/")) rc = run_table(name, ms, units);
     else if (starts("latch/")) rc = run_latch(name, ms, units);
     else if (starts("block_barrier/")) rc = run_block_barrier(name, ms, units);
     else if (starts("grid_barrier/")) rc = run_grid_barrier(name, ms, units);

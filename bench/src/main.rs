@@ -9,6 +9,7 @@ mod reference;
 mod report;
 mod rust_cases;
 mod sass;
+mod table;
 
 use report::{Row, Side};
 use std::path::PathBuf;

@@ -119,6 +119,7 @@ pub fn unit(case: &str) -> &'static str {
         "mp" => "per round trip",
         "fence" => "ns per store+fence, whole grid (aggregate)",
         "mutex" | "semaphore4" | "semaphore32" => "per critical section",
+        "hash_table" => "per insert, 65,536 buckets with a lock each (aggregate)",
         "latch" => "per latch phase",
         _ => "per barrier",
     }
@@ -288,6 +289,7 @@ mod tests {
     fn targets_follow_the_issue() {
         assert_eq!(target("mutex/132x256"), Some(0.5));
         assert_eq!(target("grid_barrier/grid_sync/132"), Some(0.75));
+        assert_eq!(target("hash_table/132x256"), Some(1.0));
         assert_eq!(
             target("atomic/fetch_add/contended/gpu/relaxed/u32"),
             Some(1.0)

@@ -2,11 +2,14 @@
 //! references in bench/cpp/reference.cu.
 
 use crate::reference::Sample;
+use crate::table;
+use ptx_sync::{CachePadded, Mutex};
 use ptx_sync_host::cudarc::driver::sys::CUevent_flags;
 use ptx_sync_host::cudarc::driver::{
     CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use ptx_sync_host::{Gpu, MappedBuffer, Module};
+use std::mem::size_of;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::time::Duration;
 
@@ -39,6 +42,9 @@ pub fn names() -> Vec<String> {
         for shape in ["1x32", "132x32", "132x256"] {
             v.push(format!("{kind}/{shape}"));
         }
+    }
+    for shape in ["132x32", "132x256"] {
+        v.push(format!("hash_table/{shape}"));
     }
     v.push("latch/132x128".into());
     for b in [
@@ -174,22 +180,97 @@ fn timed_cooperative(gpu: &Gpu, mut launch: LaunchArgs, cfg: LaunchConfig) -> Re
         .map_err(|e| e.to_string())
 }
 
-/// `Mutex<u32, Gpu>` around `counter += 1`; the shapes of reference.cu's `shape()`.
+/// The bench's mutex (bench/kernels `mutex__counter`), laid out as on the GPU: the counter on
+/// the line after the lock word's, as the C++ keeps its counter apart from its semaphore.
+type CounterMutex = Lock<CachePadded<u32>>;
+
+/// ptx-sync's `Mutex<T, Gpu>` as the host build lays it out: the GPU's layout (`repr(C)`).
+type Lock<T> = Mutex<T, ptx_sync::Gpu>;
+
+/// u32 words that hold a `M`.
+fn words_of<M>() -> usize {
+    size_of::<M>().div_ceil(4)
+}
+
+/// Mutex `i` of an array of `Mutex<T, Gpu>` downloaded as u32 words: its data, and whether
+/// every other byte of it (the lock word, padding) is zero, that is, unlocked. Where the data
+/// sits comes from the crate's own layout (`size_of`, `Mutex::DATA_OFFSET`), never a constant.
+///
+/// # Safety
+/// `T` must be plain data that every bit pattern is a valid value of (u32 fields and padding).
+unsafe fn mutex_at<T: Copy>(words: &[u32], i: usize) -> (T, bool) {
+    const { assert!(size_of::<Lock<T>>().is_multiple_of(4)) };
+    const { assert!(Lock::<T>::DATA_OFFSET.is_multiple_of(4)) };
+    let stride = size_of::<Lock<T>>() / 4;
+    let m = &words[i * stride..(i + 1) * stride];
+    let start = Lock::<T>::DATA_OFFSET / 4;
+    let data = start..start + size_of::<T>().div_ceil(4);
+    // SAFETY: `m[data]` holds `size_of::<T>()` bytes; the caller's contract on `T`.
+    let value = unsafe { m[data.clone()].as_ptr().cast::<T>().read_unaligned() };
+    let unlocked = m
+        .iter()
+        .enumerate()
+        .all(|(w, &v)| data.contains(&w) || v == 0);
+    (value, unlocked)
+}
+
+/// `Mutex<CachePadded<u32>, Gpu>` around `counter += 1`; the shapes of reference.cu's `shape()`.
 fn mutex(gpu: &Gpu, m: &Module, shape: &str) -> Sample {
     let (blocks, threads, iters) = lock_shape(shape)?;
     let k = m.kernel("mutex__counter").map_err(|e| e.to_string())?;
-    // Mutex<u32, Gpu>: lock-word line, a reserved line, then the counter (zero: unlocked, 0).
-    let lock: CudaSlice<u32> = gpu.zeros(65).map_err(|e| e.to_string())?;
+    // All zeros: unlocked, counter 0.
+    let lock: CudaSlice<u32> = gpu
+        .zeros(words_of::<CounterMutex>())
+        .map_err(|e| e.to_string())?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&lock).arg(&iters);
     let ms = timed(gpu, b, cfg(blocks, threads))?;
     let h = gpu.download(&lock).map_err(|e| e.to_string())?;
-    let total = blocks * threads * iters as u32;
-    if h[64] != total || h[0] != 0 {
+    // SAFETY: CachePadded<u32> is a u32 and padding.
+    let (counter, unlocked) = unsafe { mutex_at::<CachePadded<u32>>(&h, 0) };
+    let (counter, total) = (counter.into_inner(), blocks * threads * iters as u32);
+    if counter != total || !unlocked {
         return Err(format!(
-            "wrong result: counter {} (expected {total}), lock word {}",
-            h[64], h[0]
+            "wrong result: counter {counter} (expected {total}), unlocked after the launch: {unlocked}"
         ));
+    }
+    Ok((ms, total as f64))
+}
+
+/// The shapes of the `hash_table/*` rows: blocks x threads from `lock_shape`, more inserts
+/// per thread (a bucket is rarely contended, so a thread's inserts are short).
+fn table_shape(shape: &str) -> Result<(u32, u32, i32), String> {
+    Ok(match shape {
+        "132x32" => (132, 32, 128),
+        "132x256" => (132, 256, 32),
+        _ => return Err(format!("unknown shape {shape}")),
+    })
+}
+
+/// `hash_table/*`: 65,536 buckets, a `Mutex<Bucket, Gpu>` each (compact: 64 bytes), every
+/// thread inserts `iters` keys (bench/src/table.rs). Checked: every bucket holds exactly the
+/// keys and counts of the same inserts done one at a time on the host (each insert counted
+/// once, no key appended twice), and every lock is free again.
+fn hash_table(gpu: &Gpu, m: &Module, shape: &str) -> Sample {
+    let (blocks, threads, iters) = table_shape(shape)?;
+    let k = m.kernel("hash_table__insert").map_err(|e| e.to_string())?;
+    let t: CudaSlice<u32> = gpu
+        .zeros(table::BUCKETS * words_of::<Lock<table::Bucket>>())
+        .map_err(|e| e.to_string())?;
+    let mut b = gpu.stream().launch_builder(k.function());
+    b.arg(&t).arg(&iters);
+    let ms = timed(gpu, b, cfg(blocks, threads))?;
+    let h = gpu.download(&t).map_err(|e| e.to_string())?;
+    let total = blocks * threads * iters as u32;
+    let expected = table::expected(total);
+    for (i, want) in expected.iter().enumerate() {
+        // SAFETY: a Bucket is u32s.
+        let (got, unlocked) = unsafe { mutex_at::<table::Bucket>(&h, i) };
+        if !want.same_contents(&got) || !unlocked {
+            return Err(format!(
+                "wrong result: bucket {i} holds {got:?}, expected the keys and counts of {want:?}; unlocked: {unlocked}"
+            ));
+        }
     }
     Ok((ms, total as f64))
 }
@@ -216,21 +297,109 @@ fn cfg(blocks: u32, threads: u32) -> LaunchConfig {
 
 trait Word: DeviceRepr + ValidAsZeroBits + Copy + PartialEq + std::fmt::Debug + Unpin {
     fn from_f64(x: f64) -> Self;
+    /// The value as a u64 (integers only; the checks of returned values skip floats).
+    fn to_u64(self) -> u64;
+    /// Bits of the type: wrapping sums are compared modulo 2^BITS.
+    const BITS: u32;
 }
 impl Word for u32 {
     fn from_f64(x: f64) -> Self {
         x as u32
     }
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+    const BITS: u32 = 32;
 }
 impl Word for u64 {
     fn from_f64(x: f64) -> Self {
         x as u64
     }
+    fn to_u64(self) -> u64 {
+        self
+    }
+    const BITS: u32 = 64;
 }
 impl Word for f32 {
     fn from_f64(x: f64) -> Self {
         x as f32
     }
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+    const BITS: u32 = 32;
+}
+
+/// 0 + 1 + ... + (n - 1), modulo 2^64.
+fn triangle(n: u64) -> u64 {
+    if n.is_multiple_of(2) {
+        (n / 2).wrapping_mul(n.wrapping_sub(1))
+    } else {
+        n.wrapping_mul((n - 1) / 2)
+    }
+}
+
+/// The atomics cases' check, the same as reference.cu's `check_atomic`. Threads share a word
+/// in groups: a block's (contended, cta), the grid's (contended, gpu), or a thread has its own
+/// (distinct). Each thread's `out` is the wrapping sum of the values its RMWs returned.
+/// - fetch_add, CAS loop: the word ends at the group's op count `N`, and the group's returned
+///   values are 0, 1, ..., N - 1 once each, so their sum is N(N-1)/2 (a lost, repeated or
+///   torn increment breaks one or the other).
+/// - float add: the word ends at N (its returned values are not summed: rounding).
+/// - exchange: every value swapped in (thread t's i-th is t + i) is either returned by a later
+///   swap or is the final word, and the initial 0 is returned once: the group's returned
+///   values plus its final word sum to the sum of its stored values. With a word of its own a
+///   thread also must leave its last value (t + iters - 1) there.
+///
+/// Sums are modulo 2^BITS, as the kernels add.
+fn check_atomic<T: Word>(
+    op: &str,
+    (contended, cta): (bool, bool),
+    (blocks, threads, iters): (u32, u32, i32),
+    words: &[T],
+    out: &[T],
+) -> Result<(), String> {
+    let n = (blocks * threads) as usize;
+    let groups: Vec<(usize, std::ops::Range<usize>)> = match (contended, cta) {
+        (true, true) => (0..blocks as usize)
+            .map(|b| (b * 32, b * threads as usize..(b + 1) * threads as usize))
+            .collect(),
+        (true, false) => vec![(0, 0..n)],
+        (false, _) => (0..n).map(|t| (t, t..t + 1)).collect(),
+    };
+    let mask = if T::BITS == 64 {
+        u64::MAX
+    } else {
+        (1u64 << T::BITS) - 1
+    };
+    let iters = iters as u64;
+    for (w, threads) in groups {
+        let ops = threads.len() as u64 * iters;
+        let word = words[w];
+        let returned = threads
+            .clone()
+            .fold(0u64, |a, t| a.wrapping_add(out[t].to_u64()));
+        let bad = match op {
+            "float_add" => word != T::from_f64(ops as f64),
+            "exchange" => {
+                let stored = threads.clone().fold(0u64, |a, t| {
+                    a.wrapping_add((t as u64).wrapping_mul(iters))
+                        .wrapping_add(triangle(iters))
+                });
+                let last = threads.start as u64 + iters - 1;
+                returned.wrapping_add(word.to_u64()) & mask != stored & mask
+                    || (!contended && word.to_u64() != last & mask)
+            }
+            _ => word != T::from_f64(ops as f64) || returned & mask != triangle(ops) & mask,
+        };
+        if bad {
+            return Err(format!(
+                "wrong result: word {w} = {word:?}, returned values of threads {threads:?} sum to {returned} (mod 2^{})",
+                T::BITS
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn atomic<T: Word>(
@@ -257,20 +426,8 @@ fn atomic<T: Word>(
     b.arg(&w).arg(&out).arg(&iters);
     let ms = timed(gpu, b, cfg(blocks, threads))?;
     let h = gpu.download(&w).map_err(|e| e.to_string())?;
-    if op != "exchange" {
-        let bad = if !contended {
-            h.iter().position(|&v| v != T::from_f64(iters as f64))
-        } else if cta {
-            (0..blocks as usize)
-                .map(|b| b * 32)
-                .find(|&i| h[i] != T::from_f64(threads as f64 * iters as f64))
-        } else {
-            (h[0] != T::from_f64(n as f64 * iters as f64)).then_some(0)
-        };
-        if let Some(i) = bad {
-            return Err(format!("wrong result: word {i} = {:?}", h[i]));
-        }
-    }
+    let o = gpu.download(&out).map_err(|e| e.to_string())?;
+    check_atomic(op, (contended, cta), (blocks, threads, iters), &h, &o)?;
     Ok((ms, n as f64 * iters as f64))
 }
 
@@ -319,6 +476,14 @@ fn pingpong_host(gpu: &Gpu, m: &Module) -> Sample {
     Ok((ms, rounds as f64))
 }
 
+/// `fence/*`: every thread stores 0, 1, ..., iters - 1 to its own word, each store followed by
+/// the fence. Checked: every thread's last store landed in its word (fresh zeroed memory, so a
+/// thread that did not run, stopped early or wrote elsewhere shows). What it does not prove:
+/// that the fence orders anything. A missing or too weak fence (acq_rel for sc, cta for gpu)
+/// leaves the same words; no store-then-load or message-passing outcome is observed here, and
+/// the forbidden outcomes the fences exist for are rare even without them (LITMUS.md). Ordering
+/// is tested by the litmus suite (`cargo xtask litmus`) and the fence instructions by the
+/// golden PTX tests; BENCHMARKS.md's SASS table shows both sides emit the same fence.
 fn fence(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
     let (blocks, threads, iters) = (132u32, 128u32, 1024i32);
     let k = m.kernel(kname).map_err(|e| e.to_string())?;
@@ -330,7 +495,11 @@ fn fence(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
     let ms = timed(gpu, b, cfg(blocks, threads))?;
     let h = gpu.download(&x).map_err(|e| e.to_string())?;
     if let Some(i) = h.iter().position(|&v| v != iters - 1) {
-        return Err(format!("wrong result: x[{i}] = {}", h[i]));
+        return Err(format!(
+            "wrong result: x[{i}] = {} (expected {})",
+            h[i],
+            iters - 1
+        ));
     }
     Ok((ms, (blocks * threads) as f64 * iters as f64))
 }
@@ -352,6 +521,7 @@ pub fn run(gpu: &Gpu, m: &Module, case: &str) -> Sample {
         ["mp", "pingpong", "host"] => pingpong_host(gpu, m),
         ["fence", ..] => fence(gpu, m, &kname),
         ["mutex", shape] => mutex(gpu, m, shape),
+        ["hash_table", shape] => hash_table(gpu, m, shape),
         [kind @ ("semaphore4" | "semaphore32"), shape] => semaphore(gpu, m, kind, shape),
         ["latch", "132x128"] => latch(gpu, m),
         ["block_barrier", _] => block_barrier(gpu, m, &kname),
@@ -363,5 +533,146 @@ pub fn run(gpu: &Gpu, m: &Module, case: &str) -> Sample {
             grid_barrier(gpu, m, kname, blocks)
         }
         _ => Err(format!("no Rust side for {case}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs a case's threads one after another on the host, as the kernels would (each
+    /// thread's `iters` RMWs on its group's word, `out` the wrapping sum of what they returned).
+    fn simulate<T: Word>(
+        (contended, cta): (bool, bool),
+        (blocks, threads, iters): (u32, u32, i32),
+        rmw: impl Fn(&mut T, usize, i32) -> T,
+        add: impl Fn(T, T) -> T,
+        zero: T,
+    ) -> (Vec<T>, Vec<T>) {
+        let n = (blocks * threads) as usize;
+        let mut words = vec![zero; if contended { blocks as usize * 32 } else { n }];
+        let mut out = vec![zero; n];
+        for (t, sum) in out.iter_mut().enumerate() {
+            let w = match (contended, cta) {
+                (true, true) => t / threads as usize * 32,
+                (true, false) => 0,
+                _ => t,
+            };
+            for i in 0..iters {
+                *sum = add(*sum, rmw(&mut words[w], t, i));
+            }
+        }
+        (words, out)
+    }
+
+    #[test]
+    fn atomic_checks_pass_a_correct_run_and_fail_a_broken_one() {
+        let shape = (3, 4, 5);
+        for placement in [(true, true), (true, false), (false, false)] {
+            // exchange, u32 and u64
+            let (w, o) = simulate::<u32>(
+                placement,
+                shape,
+                |x, t, i| std::mem::replace(x, (t as u32).wrapping_add(i as u32)),
+                u32::wrapping_add,
+                0,
+            );
+            check_atomic("exchange", placement, shape, &w, &o).unwrap();
+            let mut bad = o.clone();
+            bad[1] = bad[1].wrapping_add(1);
+            assert!(check_atomic("exchange", placement, shape, &w, &bad).is_err());
+            let (w64, o64) = simulate::<u64>(
+                placement,
+                shape,
+                |x, t, i| std::mem::replace(x, t as u64 + i as u64),
+                u64::wrapping_add,
+                0,
+            );
+            check_atomic("exchange", placement, shape, &w64, &o64).unwrap();
+            // A swap that returned the value it stored instead of the old one.
+            let (w, o) = simulate::<u32>(
+                placement,
+                shape,
+                |x, t, i| {
+                    *x = t as u32 + i as u32;
+                    *x
+                },
+                u32::wrapping_add,
+                0,
+            );
+            assert!(check_atomic("exchange", placement, shape, &w, &o).is_err());
+            // fetch_add: right, and with every returned value off by one.
+            let (w, o) = simulate::<u32>(
+                placement,
+                shape,
+                |x, _, _| std::mem::replace(x, *x + 1),
+                u32::wrapping_add,
+                0,
+            );
+            check_atomic("fetch_add", placement, shape, &w, &o).unwrap();
+            let (w, o) = simulate::<u32>(
+                placement,
+                shape,
+                |x, _, _| {
+                    *x += 1;
+                    *x
+                },
+                u32::wrapping_add,
+                0,
+            );
+            assert!(check_atomic("fetch_add", placement, shape, &w, &o).is_err());
+        }
+        // The wrapping case: the full-size contended fetch_add sums past 2^32.
+        let big = (264, 256, 256);
+        let (w, o) = simulate::<u32>(
+            (true, false),
+            big,
+            |x, _, _| std::mem::replace(x, *x + 1),
+            u32::wrapping_add,
+            0,
+        );
+        check_atomic("fetch_add", (true, false), big, &w, &o).unwrap();
+    }
+
+    /// Zeroed memory as the GPU's `zeros` gives it, aligned for any mutex.
+    #[repr(C, align(128))]
+    struct Zeroed([u32; 64]);
+
+    #[test]
+    fn the_host_reads_mutexes_where_the_device_crate_puts_them() {
+        // Mutexes used in zeroed memory through `from_ptr`, as the kernels use theirs, then
+        // read back as words, as the runner reads a download.
+        assert_eq!(size_of::<Lock<table::Bucket>>(), 64);
+        let mut mem: Vec<Zeroed> = (0..2).map(|_| Zeroed([0; 64])).collect();
+        let base = mem.as_mut_ptr().cast::<Lock<table::Bucket>>();
+        let words = |mem: *const Zeroed| -> Vec<u32> {
+            // SAFETY: the buffer's 2 x 64 words, all initialized (zeroed, then written).
+            unsafe { std::slice::from_raw_parts(mem.cast::<u32>(), 128) }.to_vec()
+        };
+        // SAFETY: zeroed memory is an unlocked Mutex<Bucket> with an empty bucket.
+        let (m1, m2) = unsafe { (Mutex::from_ptr(base.add(1)), Mutex::from_ptr(base.add(2))) };
+        m1.lock().insert(42);
+        let held = m2.lock();
+        let w = words(mem.as_ptr());
+        drop(held);
+        // SAFETY: a Bucket is u32s.
+        let (b1, free1) = unsafe { mutex_at::<table::Bucket>(&w, 1) };
+        assert_eq!((b1.len, b1.keys[0], b1.counts[0], free1), (1, 42, 1, true));
+        let (_, free2) = unsafe { mutex_at::<table::Bucket>(&w, 2) };
+        assert!(!free2, "a held lock reads as held");
+        let (_, free0) = unsafe { mutex_at::<table::Bucket>(&w, 0) };
+        assert!(free0);
+
+        let mut mem: Vec<Zeroed> = (0..2).map(|_| Zeroed([0; 64])).collect();
+        assert_eq!(size_of::<CounterMutex>(), 256);
+        // SAFETY: as above, a Mutex<CachePadded<u32>> in zeroed memory.
+        let c = unsafe { Mutex::from_ptr(mem.as_mut_ptr().cast::<CounterMutex>()) };
+        for _ in 0..7 {
+            **c.lock() += 1;
+        }
+        let w = words(mem.as_ptr());
+        // SAFETY: CachePadded<u32> is a u32 and padding.
+        let (v, free) = unsafe { mutex_at::<CachePadded<u32>>(&w, 0) };
+        assert_eq!((v.into_inner(), free), (7, true));
     }
 }

@@ -10,9 +10,14 @@ use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
 #[cfg(target_feature = "sm_80")]
 use ptx_sync::BlockBarrier;
 use ptx_sync::{
-    block, fence, volatile, Atomic, Barrier, Cta, Gpu, GridBarrier, Latch, Mutex, NanoSleep,
-    Ordering, Ordering::*, Scope, ScopeKind, Semaphore, Spin, Sys,
+    block, fence, volatile, Atomic, Barrier, CachePadded, Cta, Gpu, GridBarrier, Latch, Mutex,
+    NanoSleep, Ordering, Ordering::*, Scope, ScopeKind, Semaphore, Spin, Sys,
 };
+
+// The host runner uses some of its items (the expected table, the comparison).
+#[allow(dead_code)]
+#[path = "../../src/table.rs"]
+mod table;
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
@@ -508,7 +513,9 @@ unsafe fn fence_body<S: Scope>(x: *mut i32, iters: i32, order: Ordering) {
 
 macro_rules! fence_kernel {
     ($name:ident, $S:ident, $o:ident) => {
-        /// A relaxed store then a fence, in a loop.
+        /// A relaxed store then a fence, in a loop. The runner checks that every thread's
+        /// last store landed, which does not prove that the fence orders anything (see
+        /// `fence` in bench/src/rust_cases.rs).
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(x: *mut i32, iters: i32) {
             fence_body::<$S>(x, iters, $o);
@@ -523,11 +530,30 @@ fence_kernel!(fence__acq_rel__gpu, Gpu, AcqRel);
 fence_kernel!(fence__acq_rel__sys, Sys, AcqRel);
 
 /// Every thread takes the lock `iters` times around `counter += 1` (bench case `mutex/*`).
+/// The counter is on the line after the lock word's (`CachePadded`), as the C++ keeps its
+/// counter apart from its semaphore.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn mutex__counter(m: *mut Mutex<u32, Gpu>, iters: i32) {
+pub unsafe extern "ptx-kernel" fn mutex__counter(m: *mut Mutex<CachePadded<u32>, Gpu>, iters: i32) {
     let m = Mutex::from_ptr(m);
     for _ in 0..iters {
-        *m.lock() += 1;
+        **m.lock() += 1;
+    }
+}
+
+/// `hash_table/*`: every thread inserts `iters` keys into a table of 65,536 buckets with a
+/// compact `Mutex<Bucket, Gpu>` each (64 bytes); the lanes of a warp lock different buckets.
+/// Keys, buckets and the critical section: bench/src/table.rs, as reference.cu's `k_table`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn hash_table__insert(
+    table: *mut Mutex<table::Bucket, Gpu>,
+    iters: i32,
+) {
+    let tid = global_id() as u32;
+    for i in 0..iters as u32 {
+        let key = table::key(tid * iters as u32 + i);
+        Mutex::from_ptr(table.add(table::bucket(key)))
+            .lock()
+            .insert(key);
     }
 }
 
