@@ -32,5 +32,15 @@ pub mod op {
     pub const FETCH_DEC: u32 = 10;
 }
 
+/// `FETCH_OR_AND`: the bit that thread `index` of a group of `n` threads owns, as `(word, bit)`:
+/// bit `bit` of the group's set/clear word number `word`, with `bits` bits a word. No two
+/// threads of a group own one bit, and a word's owners are spread over the whole group
+/// (`index % words`): each word is contended by up to `bits` threads from across the group.
+#[inline(always)]
+pub fn or_and_slot(index: u32, n: u32, bits: u32) -> (u32, u32) {
+    let words = n.div_ceil(bits);
+    (index % words, index / words)
+}
+
 /// Words between two blocks' counters in the block-local placement (256 bytes for u64).
 pub const BLOCK_STRIDE: usize = 32;

@@ -151,19 +151,99 @@ fn barrier_neighbour_exchange_over_many_phases() {
     assert_eq!(completions.load(SeqCst), PHASES);
 }
 
+/// A barrier over three words this test owns, so it can read `[pending, expected, phase]`
+/// (device/src/barrier.rs) while no thread is inside a barrier call.
+fn barrier_over(words: &[AtomicU32; 3]) -> &Barrier<Gpu, Spin> {
+    // SAFETY: three 4-byte aligned u32s (an `AtomicU32` is one) that outlive the view, written
+    // only through it; the test reads them only between barrier calls.
+    unsafe { Barrier::from_ptr(words.as_ptr().cast::<u32>().cast_mut()) }
+}
+
+fn barrier_state(words: &[AtomicU32; 3]) -> [u32; 3] {
+    words.each_ref().map(|w| w.load(SeqCst))
+}
+
+/// `arrive_and_drop` arrives at the current phase (which still needs all three arrivals) and
+/// lowers every later phase to two, step by step.
+#[test]
+fn barrier_arrive_and_drop_counts_now_and_lowers_later_phases() {
+    let words = [3, 3, 0].map(AtomicU32::new);
+    let bar = barrier_over(&words);
+    let t0 = bar.arrive();
+    assert_eq!(barrier_state(&words), [2, 3, 0]);
+    bar.arrive_and_drop();
+    assert_eq!(
+        barrier_state(&words),
+        [1, 2, 0],
+        "the drop is an arrival at phase 0 and leaves later phases 2"
+    );
+    assert_eq!(
+        bar.wait_for(&t0, 10_000),
+        Err(TimedOut),
+        "phase 0 still needs its third arrival"
+    );
+    let last = bar.arrive();
+    assert_eq!(
+        barrier_state(&words),
+        [2, 2, 1],
+        "phase 0 completed, phase 1 filled with 2"
+    );
+    assert_eq!(bar.wait_for(&t0, 10_000), Ok(()));
+    bar.wait(last);
+    for p in 1..=3 {
+        let first = bar.arrive();
+        assert_eq!(barrier_state(&words), [1, 2, p]);
+        assert_eq!(
+            bar.wait_for(&first, 10_000),
+            Err(TimedOut),
+            "phase {p} needs a second arrival"
+        );
+        let second = bar.arrive();
+        assert_eq!(
+            barrier_state(&words),
+            [2, 2, p + 1],
+            "phase {p} completed by two arrivals"
+        );
+        bar.wait(first);
+        bar.wait(second);
+    }
+}
+
+/// The same with threads: one drops at phase 0, two go through `PHASES` phases; each wait is
+/// bounded, so a barrier that still expects three fails instead of hanging.
 #[test]
 fn barrier_arrive_and_drop_shrinks_later_phases() {
-    let bar = Barrier::<Gpu, Spin>::new(3);
+    const PHASES: u32 = 100;
+    /// Polls of `Spin` (its nominal nanoseconds): seconds, for a phase that never completes.
+    const LIMIT: u64 = 100_000_000;
+    let words = [3, 3, 0].map(AtomicU32::new);
+    let bar = barrier_over(&words);
+    let (passed, stuck) = (AtomicU32::new(0), AtomicU32::new(0));
     thread::scope(|s| {
         s.spawn(|| bar.arrive_and_drop());
         for _ in 0..2 {
             s.spawn(|| {
-                for _ in 0..100 {
-                    bar.arrive_and_wait();
+                for _ in 0..PHASES {
+                    let t = bar.arrive();
+                    if bar.wait_for(&t, LIMIT).is_err() {
+                        stuck.fetch_add(1, SeqCst);
+                        return;
+                    }
+                    passed.fetch_add(1, SeqCst);
                 }
             });
         }
     });
+    assert_eq!(
+        (passed.load(SeqCst), stuck.load(SeqCst)),
+        (2 * PHASES, 0),
+        "(phases passed, threads stuck in a phase) of the two threads that stayed"
+    );
+    assert_eq!(
+        barrier_state(&words),
+        [2, 2, PHASES],
+        "[pending, expected, phase]: phase 0 with three arrivals, every later one with two"
+    );
 }
 
 #[test]

@@ -225,15 +225,65 @@ mod tests {
         let _ = std::panic::catch_unwind(driver_available).expect("driver_available panicked");
     }
 
+    /// Whatever the machine, a way in that cannot work is an `Err` that names the problem, not
+    /// a panic: without a driver, every ordinal is `NoDriver` with the driver check's reason;
+    /// with one, a GPU that does not exist, a missing PTX file and a file that is not PTX are
+    /// errors naming the ordinal or the file.
     #[test]
     fn no_driver_is_an_error_not_a_panic() {
         if let Err(why) = driver_available() {
-            assert!(!why.is_empty());
-            match Gpu::open(0) {
-                Err(Error::NoDriver(reason)) => assert_eq!(reason, why),
-                Err(e) => panic!("expected NoDriver, got {e}"),
-                Ok(_) => panic!("opened a GPU without a driver"),
+            assert!(
+                why.starts_with("libcuda.so could not be loaded")
+                    || why.starts_with("cuInit failed"),
+                "{why}"
+            );
+            for ordinal in [0, 4096] {
+                match Gpu::open(ordinal) {
+                    Err(Error::NoDriver(reason)) => {
+                        assert_eq!(reason, why);
+                        assert_eq!(
+                            Error::NoDriver(reason).to_string(),
+                            format!("no CUDA driver: {why}")
+                        );
+                    }
+                    Err(e) => panic!("GPU {ordinal}: expected NoDriver, got {e}"),
+                    Ok(_) => panic!("opened GPU {ordinal} without a driver"),
+                }
             }
+            return;
+        }
+        let e = Gpu::open(4096).err().expect("opened a GPU 4096");
+        let msg = e.to_string();
+        match &e {
+            Error::Driver {
+                what,
+                source: DriverError(sys::CUresult::CUDA_ERROR_INVALID_DEVICE),
+            } => assert_eq!(what, "opening GPU 4096"),
+            _ => panic!("expected CUDA_ERROR_INVALID_DEVICE opening GPU 4096, got {msg}"),
+        }
+        assert!(
+            msg.starts_with("opening GPU 4096: CUDA_ERROR_INVALID_DEVICE"),
+            "{msg}"
+        );
+        let gpu = Gpu::open(0).expect("a driver but no GPU 0");
+        let missing = Path::new("/nonexistent/ptx_sync_test_kernels.ptx");
+        match gpu.load_ptx(missing) {
+            Err(Error::PtxNotFound(p)) => assert_eq!(p, missing),
+            Err(e) => panic!("expected PtxNotFound, got {e}"),
+            Ok(_) => panic!("loaded a missing file"),
+        }
+        let not_ptx =
+            std::env::temp_dir().join(format!("ptx-sync-not-ptx-{}.ptx", std::process::id()));
+        std::fs::write(&not_ptx, "this is not PTX\n").unwrap();
+        let loaded = gpu.load_ptx(&not_ptx);
+        let _ = std::fs::remove_file(&not_ptx);
+        match loaded {
+            Err(e @ Error::Driver { .. }) => {
+                let want = format!("loading {}: CUDA_ERROR_", not_ptx.display());
+                assert!(e.to_string().starts_with(&want), "{e}");
+            }
+            Err(e) => panic!("expected a driver error, got {e}"),
+            Ok(_) => panic!("loaded a file that is not PTX"),
         }
     }
 

@@ -52,8 +52,11 @@
 //! - a [`Semaphore`] (acquire = CAS, release = add: both RMWs) is fine in protocols where the
 //!   host and the GPU never RMW the word at the same time, e.g. a ping-pong where the side that
 //!   releases a unit then waits for an answer on another word; a host that releases units while
-//!   GPU threads CAS the same word needs native atomics. The GPU suite's
-//!   `sys_semaphore_window_racing_rmw` runs exactly that race and reports what it saw.
+//!   GPU threads CAS the same word needs native atomics. A host that keeps several units in
+//!   flight without them releases them in batches, each only once every earlier unit was
+//!   acquired (the word is then 0, so no GPU CAS can succeed while the host adds). The GPU
+//!   suite's `sys_semaphore_window_racing_rmw` runs the race where the attribute is 1, and that
+//!   batched protocol (16 units a batch) where it is 0, with exact counts either way.
 //! - a [`Barrier`] with arrivals from both sides needs native atomics.
 //!
 //! Seen on an H100 80GB HBM3 with an x86 host (`hostNativeAtomicSupported` = 0, driver 580): with the host

@@ -1,7 +1,7 @@
 //! Kernels of the atomics integration tests (tests/src/cases/atomics.rs).
 
 use crate::global_id;
-use core::arch::nvptx::{_block_idx_x, _thread_idx_x};
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 #[cfg(target_feature = "sm_90")]
 use ptx_sync::Cluster;
 use ptx_sync::{Atomic, Cta, Gpu, Ordering, Scope, Sys};
@@ -72,7 +72,9 @@ no_inc_dec!(i32, u64, i64);
 macro_rules! contend_int {
     ($name:ident, $t:ty, $S:ty) => {
         /// Every thread applies `op` `iters` times to its word; `acc[thread]` gets what the
-        /// host needs to check the result (the sum of swapped-out values).
+        /// host needs to check the result (`SWAP`: the sum of swapped-out values;
+        /// `FETCH_OR_AND`: returned values as expected, plus `<< 16` the calls that found
+        /// their bit clear in the group's first word).
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
             words: *mut $t,
@@ -83,10 +85,12 @@ macro_rules! contend_int {
             limit: u32,
             acc: *mut $t,
         ) {
-            let a = Atomic::<$t, $S>::from_ptr(word(words, per_block));
+            let base = word(words, per_block);
+            let a = Atomic::<$t, $S>::from_ptr(base);
             let me = global_id();
             let ord = rmw_order(order);
             let mut sum: $t = 0;
+            let (mut passes, mut firsts) = (0u32, 0u32);
             for i in 0..iters {
                 let x = mix(me, i) as $t;
                 match op {
@@ -111,15 +115,31 @@ macro_rules! contend_int {
                     op::RED_ADD => a.red_add(1, red_order(order)),
                     op::SWAP => sum = sum.wrapping_add(a.swap(x, ord)),
                     op::FETCH_OR_AND => {
-                        // Set then clear this thread's own bit: the word ends where it began,
-                        // and while set, no other thread may have cleared it.
-                        let bit: $t = 1 << (_thread_idx_x() % 32);
-                        a.fetch_or(bit, ord);
-                        a.fetch_and(!bit, ord);
+                        // This thread owns one bit of one set/clear word (after the group's
+                        // first word; no other thread of the group owns it): set it, then
+                        // clear it, each RMW returning the bit as only its owner left it.
+                        // Between the two, the same bit goes into the group's first word by
+                        // `fetch_or` alone (shared with the threads owning that bit position
+                        // in other set/clear words): exactly one call per bit position returns
+                        // it clear. The host checks the counts and the words left.
+                        let (index, n) = if per_block != 0 {
+                            (_thread_idx_x() as u32, _block_dim_x() as u32)
+                        } else {
+                            (me, (_grid_dim_x() * _block_dim_x()) as u32)
+                        };
+                        let (w, b) = or_and_slot(index, n, <$t>::BITS);
+                        let bit: $t = 1 << b;
+                        let own = Atomic::<$t, $S>::from_ptr(base.add(1 + w as usize));
+                        passes += (own.fetch_or(bit, ord) & bit == 0) as u32;
+                        firsts += (a.fetch_or(bit, ord) & bit == 0) as u32;
+                        passes += (own.fetch_and(!bit, ord) & bit != 0) as u32;
                     }
                     op::FETCH_INC | op::FETCH_DEC => a.inc_dec(op, limit, ord),
                     _ => core::arch::nvptx::trap(),
                 }
+            }
+            if op == op::FETCH_OR_AND {
+                sum = (passes | firsts << 16) as $t;
             }
             *acc.add(me as usize) = sum;
         }

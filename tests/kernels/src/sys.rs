@@ -63,8 +63,8 @@ pub const DONE: usize = 64;
 /// Start of the inputs; the outputs follow at `INPUT + n`.
 pub const INPUT: usize = 128;
 
-/// Consumers of units the host releases one at a time into one `Semaphore<Sys>` (thread 0 of
-/// each block, blocks of one thread). A unit taken, the consumer draws a ticket `t`
+/// Consumers of units the host releases (one at a time or in batches) into one
+/// `Semaphore<Sys>` (thread 0 of each block, blocks of one thread). A unit taken, the consumer draws a ticket `t`
 /// (`fetch_add` acq_rel: the chain of tickets carries every earlier acquisition, so the host's
 /// input for unit `t`, written before it released unit `t`, is visible); `t >= n` is a stop
 /// unit. Otherwise it checks `input[t]`, writes `output[t] = !input[t]`, and counts it done

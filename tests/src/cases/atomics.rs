@@ -11,7 +11,7 @@ use std::time::Duration;
 mod shared {
     include!("../../mix.rs");
 }
-use shared::{float_step, mix, op, BLOCK_STRIDE};
+use shared::{float_step, mix, op, or_and_slot, BLOCK_STRIDE};
 
 const THREADS: u32 = 256;
 const ITERS: u32 = 16;
@@ -33,6 +33,7 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 trait Word: Copy + Eq + Debug + DeviceRepr + ValidAsZeroBits + Unpin + 'static {
     const MIN: Self;
     const MAX: Self;
+    const BITS: u32;
     fn from_mix(x: u64) -> Self;
     fn from_count(n: u64) -> Self;
     fn add(self, o: Self) -> Self;
@@ -40,6 +41,8 @@ trait Word: Copy + Eq + Debug + DeviceRepr + ValidAsZeroBits + Unpin + 'static {
     fn neg(self) -> Self;
     fn min(self, o: Self) -> Self;
     fn max(self, o: Self) -> Self;
+    /// The bits, zero-extended.
+    fn bits(self) -> u64;
 }
 
 macro_rules! word {
@@ -47,6 +50,7 @@ macro_rules! word {
         impl Word for $t {
             const MIN: Self = <$t>::MIN;
             const MAX: Self = <$t>::MAX;
+            const BITS: u32 = <$t>::BITS;
             fn from_mix(x: u64) -> Self { x as $t }
             fn from_count(n: u64) -> Self { n as $t }
             fn add(self, o: Self) -> Self { self.wrapping_add(o) }
@@ -54,6 +58,7 @@ macro_rules! word {
             fn neg(self) -> Self { self.wrapping_neg() }
             fn min(self, o: Self) -> Self { Ord::min(self, o) }
             fn max(self, o: Self) -> Self { Ord::max(self, o) }
+            fn bits(self) -> u64 { self as u64 & (u64::MAX >> (64 - <$t>::BITS)) }
         }
     )*};
 }
@@ -83,6 +88,7 @@ fn expect<T: Word>(op: u32, group: std::ops::Range<u32>, acc: &[T]) -> (T, T, Op
         ),
         op::FETCH_MIN => (T::MAX, each().fold(T::MAX, T::min), None),
         op::FETCH_MAX => (T::MIN, each().fold(T::MIN, T::max), None),
+        // Checked by `check_or_and`; all its words start at 0.
         op::FETCH_OR_AND => (T::from_count(0), T::from_count(0), None),
         op::FETCH_INC => (
             T::from_count(0),
@@ -108,6 +114,46 @@ fn expect<T: Word>(op: u32, group: std::ops::Range<u32>, acc: &[T]) -> (T, T, Op
         }
         _ => unreachable!(),
     }
+}
+
+/// `FETCH_OR_AND` for one group of `n` threads that ran `iters` rounds (kernel:
+/// tests/kernels/src/atomics.rs), from the group's words (`words[0]`, the word the group only
+/// `fetch_or`s, then its set/clear words) and its threads' `acc`. Exact:
+/// - each of the `2 n iters` RMWs on the set/clear words returned the thread's own bit as its
+///   owner left it (clear to `fetch_or`, set to `fetch_and`), and every set/clear word is back
+///   at 0;
+/// - the first word holds every bit position the group used, and exactly one `fetch_or` per bit
+///   position found it clear there.
+///
+/// A `fetch_or` that sets nothing fails all three counts; one that is not atomic with the
+/// others loses bits that their owners' `fetch_and` then finds clear. Returns the RMWs checked.
+fn check_or_and<T: Word>(n: u32, iters: u32, words: &[T], acc: &[T]) -> Result<u64, String> {
+    let slots = n.div_ceil(T::BITS) as usize;
+    if words.len() < 1 + slots || acc.len() != n as usize {
+        return Err(format!(
+            "layout: {n} threads need {} words and {n} results, got {} and {}",
+            1 + slots,
+            words.len(),
+            acc.len()
+        ));
+    }
+    let used = (0..n).fold(0u64, |m, i| m | 1 << or_and_slot(i, n, T::BITS).1);
+    let (passes, firsts) = acc.iter().fold((0u64, 0u64), |(p, f), a| {
+        (p + (a.bits() & 0xffff), f + (a.bits() >> 16))
+    });
+    let want_passes = 2 * n as u64 * iters as u64;
+    let want_firsts = used.count_ones() as u64;
+    let first_word = words[0].bits();
+    let not_cleared = words[1..=slots].iter().filter(|w| w.bits() != 0).count();
+    if passes != want_passes || firsts != want_firsts || first_word != used || not_cleared != 0 {
+        return Err(format!(
+            "{passes} of {want_passes} set/clear RMWs returned the owner's bit as it left it; \
+             {firsts} fetch_or found their bit clear in the shared word (expected {want_firsts}, \
+             one per bit position); shared word {first_word:#x} (expected {used:#x}); \
+             {not_cleared} of {slots} set/clear words not back at 0"
+        ));
+    }
+    Ok(3 * n as u64 * iters as u64)
 }
 
 const OPS: [(u32, &str); 11] = [
@@ -178,6 +224,18 @@ fn contend<T: Word>(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result
                 .clone_dtoh(&acc)
                 .map_err(|e| format!("download: {e}"))?;
             for (g, range) in groups.into_iter().enumerate() {
+                if opcode == op::FETCH_OR_AND {
+                    // A block's words end at the next block's; the grid-wide group has them all.
+                    let words_g = if per_block {
+                        &words_out[g * BLOCK_STRIDE..(g + 1) * BLOCK_STRIDE]
+                    } else {
+                        &words_out[..]
+                    };
+                    let acc_g = &acc_out[range.start as usize..range.end as usize];
+                    checked += check_or_and(range.len() as u32, n_iters, words_g, acc_g)
+                        .map_err(|m| format!("{name} order {order} group {g}: {m}"))?;
+                    continue;
+                }
                 let (_, want, conserved) = expect::<T>(opcode, range.clone(), &acc_out);
                 let got = words_out[g * BLOCK_STRIDE];
                 match conserved {
@@ -341,4 +399,59 @@ pub fn tests() -> Vec<GpuTest> {
         },
     ]);
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+    /// The kernel's `FETCH_OR_AND` rounds for one block of `n` threads, on host threads and
+    /// std atomics; `or_sets` false: a `fetch_or` that sets nothing (returns the word).
+    fn simulate(n: u32, or_sets: bool) -> (Vec<u32>, Vec<u32>) {
+        let words: Vec<AtomicU32> = (0..BLOCK_STRIDE).map(|_| AtomicU32::new(0)).collect();
+        let fetch_or = |w: &AtomicU32, bit| {
+            if or_sets {
+                w.fetch_or(bit, Relaxed)
+            } else {
+                w.load(Relaxed)
+            }
+        };
+        let acc = std::thread::scope(|s| {
+            let threads: Vec<_> = (0..n)
+                .map(|index| {
+                    let (words, fetch_or) = (&words, &fetch_or);
+                    s.spawn(move || {
+                        let (w, b) = or_and_slot(index, n, u32::BITS);
+                        let (bit, own) = (1u32 << b, &words[1 + w as usize]);
+                        let (mut passes, mut firsts) = (0u32, 0u32);
+                        for _ in 0..ITERS {
+                            passes += (fetch_or(own, bit) & bit == 0) as u32;
+                            firsts += (fetch_or(&words[0], bit) & bit == 0) as u32;
+                            passes += (own.fetch_and(!bit, Relaxed) & bit != 0) as u32;
+                        }
+                        passes | firsts << 16
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        (words.iter().map(|w| w.load(Relaxed)).collect(), acc)
+    }
+
+    #[test]
+    fn fetch_or_and_check_passes_a_correct_run_and_catches_a_fetch_or_that_sets_nothing() {
+        let (words, acc) = simulate(THREADS, true);
+        assert_eq!(
+            check_or_and(THREADS, ITERS, &words, &acc),
+            Ok(3 * THREADS as u64 * ITERS as u64)
+        );
+        assert_eq!(words[0], u32::MAX, "256 threads use all 32 bit positions");
+        let (words, acc) = simulate(THREADS, false);
+        let err = check_or_and(THREADS, ITERS, &words, &acc).unwrap_err();
+        assert!(
+            err.starts_with("4096 of 8192 set/clear RMWs") && err.contains("4096 fetch_or found"),
+            "{err}"
+        );
+    }
 }
