@@ -12,6 +12,8 @@ mod latch;
 mod message;
 mod misuse;
 mod mutex;
+mod patterns_arrive;
+mod patterns_locks;
 mod readme;
 mod semaphore;
 mod sys;
