@@ -2,9 +2,10 @@
 //!
 //! Algorithm (GPU): the lanes of a warp that call [`Mutex::lock`] together are grouped by the
 //! mutex they name (`activemask.b32`, then `match.any.sync.b64` on its address:
-//! [`warp::peers`]), and each group elects its lowest lane. Only that leader competes for its
-//! mutex's lock word (test-and-test-and-set: `atom.cas.acquire` then relaxed polling with
-//! backoff `B`). Once it holds the lock, the group's lanes take turns in ascending order,
+//! [`warp::peers`]). A lane alone on its mutex (a lock per hash bucket) polls the lock word
+//! with the `atom.cas.acquire` itself, pausing with backoff `B` between attempts. A group
+//! elects its lowest lane, and only that leader competes for the lock word
+//! (test-and-test-and-set: `atom.cas.acquire`, then relaxed polling with backoff `B`). Once it holds the lock, the group's lanes take turns in ascending order,
 //! handing over with `bar.warp.sync` over the group (no memory traffic), and only the group's
 //! last lane releases the lock word (`st.release.<S>`). One trip through L2 then serves up to
 //! 32 critical sections instead of one. Lanes on different mutexes form different groups, and
@@ -17,8 +18,9 @@
 //! lane's critical section is ordered before the next lane's; and causality order is
 //! transitive, so the final `st.release.<S>` is cumulative over every lane's writes.
 //!
-//! On the host every thread is a warp of one (a plain test-and-test-and-set lock), except
-//! under `warp::emulation`, where device/tests/warps.rs runs this algorithm with real lanes.
+//! On the host every thread is a warp of one, alone on its mutex (a test-and-set lock with
+//! backoff: what loom checks), except under `warp::emulation`, where device/tests/warps.rs
+//! runs the groups, leaders and turns with real lanes.
 
 use crate::atomic::Atomic;
 use crate::scope::{Gpu, Scope};
@@ -126,6 +128,15 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
         // The lanes locking this same mutex now; lanes on other mutexes are not waited for.
         let mask = warp::peers(self);
         let lane = warp::lane();
+        if mask == 1 << lane {
+            // Alone on this mutex (a lock per bucket, or a warp already apart): no turns.
+            self.acquire_alone();
+            return MutexGuard {
+                mutex: self,
+                mask,
+                lane,
+            };
+        }
         if lane == mask.trailing_zeros() {
             self.acquire_word();
         }
@@ -176,6 +187,23 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     /// Consumes the mutex and returns the data.
     pub fn into_inner(self) -> T {
         self.data.into_inner()
+    }
+
+    /// The lock word for a lane alone on this mutex: the compare-and-swap itself is the poll,
+    /// with backoff `B` between attempts (test-and-set with backoff). A lock per hash bucket
+    /// is rarely held, and briefly: a CAS takes it on the first L2 round trip after its
+    /// release, where polling with loads needs a second trip for the CAS (BENCHMARKS.md,
+    /// `hash_table` rows). A failed CAS writes nothing, so it does not bounce the line.
+    #[inline(always)]
+    fn acquire_alone(&self) {
+        let mut backoff = B::default();
+        while self
+            .locked
+            .compare_exchange(0, 1, Acquire, Relaxed)
+            .is_err()
+        {
+            backoff.pause();
+        }
     }
 
     /// Test-and-test-and-set on the lock word: RMWs only when it looked free, so pollers
