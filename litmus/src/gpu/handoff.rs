@@ -36,8 +36,13 @@ const WORDS: usize = 4;
 pub const NEIGHBOURS: u64 = 2;
 /// u32 words between two `Sys` MP locations (one 64-byte host cache line).
 const SYS_STRIDE: usize = 16;
-/// u32 words of `Mutex<[u32; WORDS * LINE], Gpu>`: the lock word's two lines, then the data.
-const MUTEX_WORDS: usize = 2 * LINE + WORDS * LINE;
+/// The mutex of the mutex handoff (the kernel's `Mutex<Protected, Gpu>`), laid out as on the GPU.
+type HandoffMutex =
+    ptx_sync_host::ptx_sync::Mutex<[u32; WORDS * LINE], ptx_sync_host::ptx_sync::Gpu>;
+/// u32 words of the handoff's mutex.
+const MUTEX_WORDS: usize = std::mem::size_of::<HandoffMutex>().div_ceil(4);
+/// u32 word where its protected words begin.
+const MUTEX_DATA: usize = HandoffMutex::DATA_OFFSET / 4;
 
 /// How long a kernel's bounded wait (a semaphore acquire, a latch or barrier wait, a `Sys`
 /// poll) tries before it counts its instances as lost. Far above any healthy handoff (an
@@ -388,7 +393,9 @@ fn mutex(env: &Env) -> Result<Row, String> {
     let expected = p.mutex_instances();
     let m = env.download(TEST, &m)?;
     let ordinal = env.download(TEST, &ordinal)?[0] as u64;
-    let words: Vec<u64> = (0..WORDS).map(|k| m[2 * LINE + k * LINE] as u64).collect();
+    let words: Vec<u64> = (0..WORDS)
+        .map(|k| m[MUTEX_DATA + k * LINE] as u64)
+        .collect();
     check_final(TEST, expected, ordinal, &words, m[0] == 0)?;
     let head = RowHead::gpu(TEST, format!("{} x {}", p.blocks, p.threads));
     Ok(head.row(expected, Side::Primitive.outcomes(&stats), 1, start))
