@@ -125,6 +125,11 @@ impl Shape {
     }
 }
 
+/// `n` zeroed per-object counters, shared by the lanes of a launch.
+fn zeros<A: Default>(n: usize) -> Arc<Vec<A>> {
+    Arc::new((0..n).map(|_| A::default()).collect())
+}
+
 /// Thread `id` of a launch of `threads`, as `emulation::launch` numbers it.
 fn thread(threads: u32, id: u32) -> Thread {
     let (warp, lane) = (id / 32, id % 32);
@@ -143,8 +148,7 @@ fn mutex_every_calling_shape_counts_exactly_with_one_holder_per_object() {
     for shape in shapes() {
         let locks: Arc<Vec<Mutex<u64, Gpu, Spin>>> =
             Arc::new((0..shape.objects).map(|_| Mutex::new(0)).collect());
-        let holders: Arc<Vec<AtomicU32>> =
-            Arc::new((0..shape.objects).map(|_| AtomicU32::new(0)).collect());
+        let holders: Arc<Vec<AtomicU32>> = zeros(shape.objects);
         let most = Arc::new(AtomicU32::new(0));
         let (l, h, m) = (locks.clone(), holders.clone(), most.clone());
         emulation::launch(shape.threads, LIMIT, move |t| {
@@ -193,11 +197,9 @@ fn latch_every_calling_shape_opens_each_latch_after_exactly_its_arrivals() {
         let callers = shape.callers();
         let latches: Arc<Vec<Latch<Gpu, Spin>>> =
             Arc::new(callers.iter().map(|&n| Latch::new(n)).collect());
-        let arrived: Arc<Vec<AtomicU32>> =
-            Arc::new((0..shape.objects).map(|_| AtomicU32::new(0)).collect());
+        let arrived: Arc<Vec<AtomicU32>> = zeros(shape.objects);
         // Per object: how many of its callers saw all of its arrivals on leaving.
-        let saw_all: Arc<Vec<AtomicU32>> =
-            Arc::new((0..shape.objects).map(|_| AtomicU32::new(0)).collect());
+        let saw_all: Arc<Vec<AtomicU32>> = zeros(shape.objects);
         let want = Arc::new(callers.clone());
         let (l, a, s, w) = (
             latches.clone(),
@@ -243,12 +245,9 @@ fn barrier_every_calling_shape_runs_each_barrier_one_phase_per_round() {
         let barriers: Arc<Vec<Barrier<Gpu, Spin>>> =
             Arc::new(callers.iter().map(|&n| Barrier::new(n.max(1))).collect());
         // Per object: completions run, and callers that saw every arrival of the round.
-        let completions: Arc<Vec<AtomicU32>> =
-            Arc::new((0..shape.objects).map(|_| AtomicU32::new(0)).collect());
-        let arrived: Arc<Vec<AtomicU64>> =
-            Arc::new((0..shape.objects).map(|_| AtomicU64::new(0)).collect());
-        let saw_all: Arc<Vec<AtomicU32>> =
-            Arc::new((0..shape.objects).map(|_| AtomicU32::new(0)).collect());
+        let completions: Arc<Vec<AtomicU32>> = zeros(shape.objects);
+        let arrived: Arc<Vec<AtomicU64>> = zeros(shape.objects);
+        let saw_all: Arc<Vec<AtomicU32>> = zeros(shape.objects);
         let want = Arc::new(callers.clone());
         let (b, c, a, s, w) = (
             barriers.clone(),

@@ -4,19 +4,10 @@
 //! every participant writes its slot of phase `i`, passes the barrier, and reads its
 //! neighbour's slot of phase `i`, which must already hold the value of phase `i`.
 
+use crate::work;
 #[cfg(target_feature = "sm_80")]
 use ptx_sync::BlockBarrier;
 use ptx_sync::{block, Atomic, Barrier, Cta, Gpu, GridBarrier, Ordering::*};
-
-/// Independent arithmetic between a split arrive and wait.
-#[inline(always)]
-fn work(acc: u32) -> u32 {
-    let mut a = acc;
-    for _ in 0..16 {
-        a = a.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-    }
-    a
-}
 
 /// Adds a thread's counts to `stats` (u64): [0] stale neighbour reads, [1] neighbour checks,
 /// [2] completion-counter errors, [3] phases (thread 0's, so per block), [4] never written

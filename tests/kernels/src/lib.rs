@@ -32,3 +32,13 @@ pub(crate) fn global_id() -> u32 {
     use core::arch::nvptx::*;
     unsafe { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as u32 }
 }
+
+/// Independent arithmetic between a split arrive and wait (the barrier tests' "work").
+#[inline(always)]
+pub(crate) fn work(acc: u32) -> u32 {
+    let mut a = acc;
+    for _ in 0..16 {
+        a = a.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+    }
+    a
+}

@@ -20,6 +20,7 @@
 //! completion counter or an arrival count outside its window), [4] timed waits that timed out,
 //! [5] returns from a wait, [6] unused, [7] never written (keeps busy work alive).
 
+use crate::work;
 use ptx_sync::wait::sleep_ns;
 #[cfg(target_feature = "sm_80")]
 use ptx_sync::BlockBarrier;
@@ -82,16 +83,6 @@ impl Counts {
             self.checks += 1;
         }
     }
-}
-
-/// Independent arithmetic between a split arrive and wait.
-#[inline(always)]
-fn work(acc: u32) -> u32 {
-    let mut a = acc;
-    for _ in 0..16 {
-        a = a.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-    }
-    a
 }
 
 /// Global index of this thread (any block and grid shape: blocks and threads flattened).

@@ -5,32 +5,18 @@
 //! objects in global and in shared memory, and a table of 65,536 per-bucket locks.
 //!
 //! Every kernel is generic over [`Lock`]; the `pattern_<kind>_*` entry points at the bottom
-//! instantiate it. The host side recomputes every expected count from the same formulas
-//! ([`objects`], [`key_of`], [`bucket_of`]: keep them identical to the host's copies).
+//! instantiate it. The host side recomputes every expected count from the same formulas, shared as
+//! source: tests/src/cases/patterns_locks_plan.rs.
+
+#[path = "../../src/cases/patterns_locks_plan.rs"]
+mod plan;
 
 use core::mem::size_of;
+use plan::*;
 use ptx_sync::{
     block, Atomic, BinarySemaphore, Cta, Gpu, Mutex, Ordering::*, Scope, Semaphore, SpinLock,
     TicketLock,
 };
-
-/// Object slots of a shapes launch (global memory) or of each block (shared memory).
-const NOBJ: usize = 32;
-/// "No object" in [`objects`].
-const NONE: u32 = u32::MAX;
-/// `shape` argument of the global-memory kernels: make every object an unlocked lock.
-const INIT: u32 = 100;
-/// `shape` argument of the global-memory kernels: read back every object's data and state.
-const PROBE: u32 = 101;
-
-/// Buckets of the table.
-const BUCKETS: usize = 1 << 16;
-/// Key slots per bucket (the host checks that no bucket receives more distinct keys).
-const SLOTS: usize = 8;
-/// Distinct keys (cold).
-const KEYS: u32 = 1 << 15;
-/// Hot keys (`0..HOT`), drawn for one insert in 8.
-const HOT: u32 = 16;
 
 /// One lock kind as the patterns use it.
 pub(crate) trait Lock: Sized {
@@ -165,44 +151,6 @@ impl<S: Scope, const N: u32> Lock for Counting<S, N> {
     }
 }
 
-/// 32-bit integer hash (lowbias32); the host has the same function.
-#[inline(always)]
-fn hash(mut x: u32) -> u32 {
-    x ^= x >> 16;
-    x = x.wrapping_mul(0x7feb_352d);
-    x ^= x >> 15;
-    x = x.wrapping_mul(0x846c_a68b);
-    x ^= x >> 16;
-    x
-}
-
-/// The objects (first, and second taken inside the first; [`NONE`] for none) that the thread
-/// of block rank `t` and global id `g` locks in iteration `it` of `shape`:
-/// 0 lane `l` on `l % 2`; 1 lane `l` on `(l + it) % 32`; 2 odd lanes only, on `(l / 2) % 2`;
-/// 3 lane 0 only, on `warp % 2`; 4 a data-dependent subset (`hash(16 g + it)` odd), on one of
-/// 3; 5 every thread on object 0; 6 nested: `l % 2`, then `2 + l % 3`.
-#[inline(always)]
-fn objects(shape: u32, t: u32, g: u32, it: u32) -> (u32, u32) {
-    let lane = t % 32;
-    match shape {
-        0 => (lane % 2, NONE),
-        1 => ((lane + it) % 32, NONE),
-        2 if lane % 2 == 1 => ((lane / 2) % 2, NONE),
-        3 if lane == 0 => ((t / 32) % 2, NONE),
-        4 => {
-            let h = hash(g.wrapping_mul(16).wrapping_add(it));
-            if h & 1 == 1 {
-                ((h >> 1) % 3, NONE)
-            } else {
-                (NONE, NONE)
-            }
-        }
-        5 => (0, NONE),
-        6 => (lane % 2, 2 + lane % 3),
-        _ => (NONE, NONE),
-    }
-}
-
 /// The critical section: a plain read-modify-write of `cnt` (atomic if the lock admits
 /// several holders) inside a holders probe (`holders` now, `most` ever).
 #[inline(always)]
@@ -314,23 +262,6 @@ unsafe fn shapes_shared<L: Lock>(out: *mut u32, shape: u32, iters: u32) {
         *o.add(3) = L::data(locks.add(t));
         *o.add(4) = L::free(locks.add(t));
     }
-}
-
-/// The key of insert `i`: one in 8 is one of [`HOT`] hot keys, the rest one of [`KEYS`].
-#[inline(always)]
-fn key_of(i: u32) -> u32 {
-    let h = hash(i);
-    if h & 7 == 0 {
-        (h >> 3) % HOT
-    } else {
-        (h >> 3) % KEYS
-    }
-}
-
-/// The bucket of `key`.
-#[inline(always)]
-fn bucket_of(key: u32) -> usize {
-    (hash(key ^ 0x9e37_79b9) as usize) % BUCKETS
 }
 
 /// A table of [`BUCKETS`] per-bucket locks in global memory. `slots`: `BUCKETS * SLOTS`

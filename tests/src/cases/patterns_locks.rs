@@ -15,10 +15,14 @@
 //! mutual exclusion keeps it exact, between the two halves of a holders probe (holders now,
 //! most holders ever, per object): a lock must show exactly 1 where it was used, the counting
 //! semaphore at most 4. A Mutex's own `u32` data counts its sections too, and every object must
-//! be free again at the end. Expected counts are recomputed here from copies of the kernels'
-//! formulas (tests/kernels/src/patterns_locks.rs: `objects`, `key_of`, `bucket_of`).
+//! be free again at the end. Expected counts are recomputed here from the kernels' own formulas
+//! (patterns_locks_plan.rs, shared as source with tests/kernels/src/patterns_locks.rs).
+
+#[path = "patterns_locks_plan.rs"]
+mod plan;
 
 use crate::{Ctx, GpuTest};
+use plan::*;
 use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use ptx_sync_host::ptx_sync::{BinarySemaphore, Cta, Gpu, Mutex, Semaphore, SpinLock, TicketLock};
 use std::collections::BTreeMap;
@@ -27,14 +31,6 @@ use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 const THREADS: u32 = 256;
-const NOBJ: usize = 32;
-const NONE: u32 = u32::MAX;
-const INIT: u32 = 100;
-const PROBE: u32 = 101;
-const BUCKETS: usize = 1 << 16;
-const SLOTS: usize = 8;
-const KEYS: u32 = 1 << 15;
-const HOT: u32 = 16;
 
 /// The shapes of `objects`, by number.
 const SHAPES: [(u32, &str); 7] = [
@@ -103,54 +99,6 @@ const SEMAPHORE_COUNTING: Kind = Kind {
     units: 4,
     has_data: false,
 };
-
-/// 32-bit integer hash (lowbias32), as in the kernels.
-fn hash(mut x: u32) -> u32 {
-    x ^= x >> 16;
-    x = x.wrapping_mul(0x7feb_352d);
-    x ^= x >> 15;
-    x = x.wrapping_mul(0x846c_a68b);
-    x ^= x >> 16;
-    x
-}
-
-/// The kernels' `objects`: what thread `t` of its block (global id `g`) locks in iteration
-/// `it` of `shape` (first, then nested inside it; `NONE` for none).
-fn objects(shape: u32, t: u32, g: u32, it: u32) -> (u32, u32) {
-    let lane = t % 32;
-    match shape {
-        0 => (lane % 2, NONE),
-        1 => ((lane + it) % 32, NONE),
-        2 if lane % 2 == 1 => ((lane / 2) % 2, NONE),
-        3 if lane == 0 => ((t / 32) % 2, NONE),
-        4 => {
-            let h = hash(g.wrapping_mul(16).wrapping_add(it));
-            if h & 1 == 1 {
-                ((h >> 1) % 3, NONE)
-            } else {
-                (NONE, NONE)
-            }
-        }
-        5 => (0, NONE),
-        6 => (lane % 2, 2 + lane % 3),
-        _ => (NONE, NONE),
-    }
-}
-
-/// The kernels' `key_of`.
-fn key_of(i: u32) -> u32 {
-    let h = hash(i);
-    if h & 7 == 0 {
-        (h >> 3) % HOT
-    } else {
-        (h >> 3) % KEYS
-    }
-}
-
-/// The kernels' `bucket_of`.
-fn bucket_of(key: u32) -> usize {
-    (hash(key ^ 0x9e37_79b9) as usize) % BUCKETS
-}
 
 /// Sections per object of block `block` (threads `0..THREADS`), added into `counts`.
 fn expect_block(counts: &mut [u32], shape: u32, block: u32, iters: u32) {
