@@ -91,19 +91,28 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     #[inline(always)]
     pub fn try_wait(&self) -> bool {
         crate::debug_check_not_local(self, LOCAL);
-        self.pending.load(Acquire) == 0
+        self.is_open()
     }
 
     /// Waits until the latch is open.
     #[inline(always)]
     pub fn wait(&self) {
-        poll_until::<B, _>(|| self.try_wait().then_some(()));
+        crate::debug_check_not_local(self, LOCAL);
+        poll_until::<B, _>(|| self.is_open().then_some(()));
     }
 
     /// Waits at most about `ns` nanoseconds for the latch to open.
     #[inline(always)]
     pub fn wait_for(&self, ns: u64) -> Result<(), TimedOut> {
-        poll_until_for::<B, _>(ns, || self.try_wait().then_some(()))
+        crate::debug_check_not_local(self, LOCAL);
+        poll_until_for::<B, _>(ns, || self.is_open().then_some(()))
+    }
+
+    /// [`try_wait`](Self::try_wait) without the debug check, which the waits do once, not
+    /// per poll.
+    #[inline(always)]
+    fn is_open(&self) -> bool {
+        self.pending.load(Acquire) == 0
     }
 
     /// Counts one arrival for each calling thread and waits until the latch is open.

@@ -161,6 +161,21 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     #[inline(always)]
     pub fn try_lock(&self) -> Option<MutexGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);
+        self.try_lock_alone()
+    }
+
+    /// Takes the lock if it becomes free within about `ns` nanoseconds (`%globaltimer` on the
+    /// GPU); `None` if it does not. Never hangs on a lock that is never released.
+    #[inline(always)]
+    pub fn try_lock_for(&self, ns: u64) -> Option<MutexGuard<'_, T, S, B>> {
+        crate::debug_check_not_local(self, LOCAL);
+        poll_until_for::<B, _>(ns, || self.try_lock_alone()).ok()
+    }
+
+    /// [`try_lock`](Self::try_lock) without the debug check, which the timed wait does once,
+    /// not per poll. The guard is this lane's alone: no turns.
+    #[inline(always)]
+    fn try_lock_alone(&self) -> Option<MutexGuard<'_, T, S, B>> {
         let lane = warp::lane();
         self.locked
             .compare_exchange(0, 1, Acquire, Relaxed)
@@ -170,13 +185,6 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
                 mask: 1 << lane,
                 lane,
             })
-    }
-
-    /// Takes the lock if it becomes free within about `ns` nanoseconds (`%globaltimer` on the
-    /// GPU); `None` if it does not. Never hangs on a lock that is never released.
-    #[inline(always)]
-    pub fn try_lock_for(&self, ns: u64) -> Option<MutexGuard<'_, T, S, B>> {
-        poll_until_for::<B, _>(ns, || self.try_lock()).ok()
     }
 
     /// Mutable access without locking: `&mut self` proves no one else can hold the lock.

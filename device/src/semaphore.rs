@@ -81,7 +81,8 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// Takes one unit, waiting with `B` while none is free.
     #[inline(always)]
     pub fn acquire(&self) {
-        poll_until::<B, _>(|| self.try_acquire().then_some(()));
+        crate::debug_check_not_local(self, LOCAL);
+        poll_until::<B, _>(|| self.take().then_some(()));
     }
 
     /// Takes one unit if one is free now; never waits. A CAS that loses to another thread
@@ -89,6 +90,13 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     #[inline(always)]
     pub fn try_acquire(&self) -> bool {
         crate::debug_check_not_local(self, LOCAL);
+        self.take()
+    }
+
+    /// Takes one unit if one is free now, without the debug check (which the waits do once,
+    /// not per poll): test-and-test-and-set on the count.
+    #[inline(always)]
+    fn take(&self) -> bool {
         let mut c = self.count.load(Relaxed);
         while c > 0 {
             match self.count.compare_exchange(c, c - 1, Acquire, Relaxed) {
@@ -102,7 +110,8 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// Takes one unit if one becomes free within about `ns` nanoseconds; `false` if not.
     #[inline(always)]
     pub fn try_acquire_for(&self, ns: u64) -> bool {
-        poll_until_for::<B, _>(ns, || self.try_acquire().then_some(())).is_ok()
+        crate::debug_check_not_local(self, LOCAL);
+        poll_until_for::<B, _>(ns, || self.take().then_some(())).is_ok()
     }
 
     /// Returns `n` units. In a debug build, a count that would exceed `MAX` traps with a

@@ -110,18 +110,26 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     #[inline(always)]
     pub fn try_lock(&self) -> Option<TicketGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);
-        let serving = self.serving.load(Acquire);
-        self.next
-            .compare_exchange(serving, serving.wrapping_add(1), Relaxed, Relaxed)
-            .ok()
-            .map(|ticket| TicketGuard { lock: self, ticket })
+        self.try_take()
     }
 
     /// [`try_lock`](Self::try_lock) repeated for about `ns` nanoseconds. It never queues, so
     /// it can lose to a steady stream of ticket holders.
     #[inline(always)]
     pub fn try_lock_for(&self, ns: u64) -> Option<TicketGuard<'_, T, S, B>> {
-        poll_until_for::<B, _>(ns, || self.try_lock()).ok()
+        crate::debug_check_not_local(self, LOCAL);
+        poll_until_for::<B, _>(ns, || self.try_take()).ok()
+    }
+
+    /// [`try_lock`](Self::try_lock) without the debug check, which the timed wait does once,
+    /// not per poll.
+    #[inline(always)]
+    fn try_take(&self) -> Option<TicketGuard<'_, T, S, B>> {
+        let serving = self.serving.load(Acquire);
+        self.next
+            .compare_exchange(serving, serving.wrapping_add(1), Relaxed, Relaxed)
+            .ok()
+            .map(|ticket| TicketGuard { lock: self, ticket })
     }
 
     /// Mutable access without locking.
