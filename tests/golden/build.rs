@@ -93,6 +93,7 @@ fn main() {
                 "active_mask" => {
                     "let _ = (p, v); *out = ptx_sync::warp::active_mask();".to_string()
                 }
+                "peers" => "let _ = v; *out = ptx_sync::warp::peers(&*p);".to_string(),
                 "match_any" => {
                     "*out = ptx_sync::warp::match_any(*v, p as usize as u64);".to_string()
                 }

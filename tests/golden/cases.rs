@@ -103,6 +103,7 @@ pub const OPS: &[Op] = &[
     Op { name: "active_mask", kind: Kind::Wait, types: NONE },
     Op { name: "warp_sync", kind: Kind::Wait, types: NONE },
     Op { name: "match_any", kind: Kind::Wait, types: NONE },
+    Op { name: "peers", kind: Kind::Wait, types: NONE },
 ];
 
 /// The orders each kind accepts (the others panic, as in `core::sync::atomic`).
