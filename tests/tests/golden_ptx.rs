@@ -186,7 +186,10 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
         }),
         // The lanes naming the same object: the active mask, then a match on the address.
         Kind::Wait if op == "peers" => {
-            vec!["activemask.b32".to_string(), "match.any.sync.b64".to_string()]
+            vec![
+                "activemask.b32".to_string(),
+                "match.any.sync.b64".to_string(),
+            ]
         }
         Kind::Wait => vec![match op {
             "sleep_ns" => "nanosleep.u32",
