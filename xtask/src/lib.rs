@@ -1,6 +1,6 @@
 //! Build support shared by `cargo xtask` and the tests: building the kernel crates to PTX,
 //! finding and running `ptxas`, and staging the GPU suite for a machine without Rust.
-//! std only: no dependencies.
+//! std only: its one dependency, ptx-sync-build, is std only too.
 
 mod arch;
 mod bench;
@@ -9,10 +9,11 @@ mod ptx;
 mod ptxas;
 mod stage;
 
-pub use arch::Arch;
+pub use arch::ptxas_archs_checked;
 pub use bench::stage_bench;
 pub use litmus::stage_litmus;
 pub use ptx::{build_all, build_ptx, clippy_ptx, ptx_stem, KERNEL_CRATES, TARGET};
+pub use ptx_sync_build::{self as build, Arch};
 pub use ptxas::{find_ptxas, ptxas_check, INSTALL_HINT};
 pub use stage::stage;
 
@@ -25,10 +26,4 @@ pub fn workspace_root() -> PathBuf {
         .parent()
         .expect("xtask lives in the workspace root")
         .to_path_buf()
-}
-
-/// Same as [`Arch::ptxas_archs_checked`]: the archs the PTX checks assemble for here, and
-/// notes on the archs left out.
-pub fn ptxas_archs_checked() -> (Vec<Arch>, Vec<String>) {
-    Arch::ptxas_archs_checked()
 }

@@ -1,0 +1,532 @@
+//! # ptx-sync-build
+//!
+//! Builds a Rust kernel crate to PTX from a host crate's `build.rs`, with the flags rustc's
+//! `nvptx64-nvidia-cuda` target needs for [ptx-sync](https://docs.rs/ptx-sync) kernels, so
+//! nobody copies them by hand:
+//!
+//! - `--target nvptx64-nvidia-cuda --release` (a debug build is about 80 times larger and slow),
+//! - `-Zbuild-std=core` (rustup serves no prebuilt nvptx `core`) with `RUSTC_BOOTSTRAP=1` (for
+//!   that flag and the kernels' `#![feature(abi_ptx)]`),
+//! - `-C target-cpu=sm_XX` ([`Arch`]; without it rustc emits `.target sm_30` PTX that ptxas
+//!   rejects) and `-C target-feature=+ptx84` ([`Arch::PTX_ISA`]),
+//! - `-Zmir-enable-passes=-JumpThreading` on rustc older than 1.99, where it stops block
+//!   barriers from being duplicated into divergent branches (rust-lang/rust#137086; see
+//!   [`toolchain::CONVERGENCE_FIXED_IN`]),
+//! - its own target directory (a nested cargo cannot share the outer build's),
+//!
+//! and in a build script: the PTX copied into `OUT_DIR`, an environment variable naming it for
+//! `include_str!`, and `cargo:rerun-if-changed` for every source file the kernels were built
+//! from (read from cargo's dep-info, so path dependencies count too).
+//!
+//! ```no_run
+//! // build.rs of the host crate; the kernel crate is a `no_std` cdylib in ../kernels.
+//! fn main() -> Result<(), ptx_sync_build::Error> {
+//!     ptx_sync_build::PtxBuilder::new("../kernels")
+//!         .arch(ptx_sync_build::Arch::Sm90)
+//!         .build()?; // sets KERNELS_PTX (the crate's lib name, upper case, + `_PTX`)
+//!     Ok(())
+//! }
+//! // main.rs: const PTX: &str = include_str!(env!("KERNELS_PTX"));
+//! ```
+//!
+//! Errors say what to run: a missing `rust-src` names the `rustup component add` line, a
+//! kernel crate that is not a `cdylib` says so, a failed build carries cargo's output and the
+//! flags it ran with. std only, no dependencies.
+
+mod arch;
+mod error;
+pub mod toolchain;
+
+pub use arch::Arch;
+pub use error::Error;
+use toolchain::Toolchain;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The nvptx target triple.
+pub const TARGET: &str = "nvptx64-nvidia-cuda";
+
+/// Overrides the arch of builds that do not set one ([`PtxBuilder::arch`]).
+pub const ARCH_ENV: &str = "PTX_SYNC_ARCH";
+
+/// Variables a surrounding `cargo build` / `cargo test` sets that must not leak into the nested
+/// nvptx build (host flags, wrappers, another target dir, a jobserver). Any `CARGO_BUILD_*`,
+/// `CARGO_TARGET_*`, `CARGO_PROFILE_*` and `CARGO_CFG_*` variable is removed too.
+const LEAKY_ENV: &[&str] = &[
+    "RUSTFLAGS",
+    "CARGO_ENCODED_RUSTFLAGS",
+    "RUSTDOCFLAGS",
+    "CARGO_ENCODED_RUSTDOCFLAGS",
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "CARGO_MAKEFLAGS",
+    "MAKEFLAGS",
+    "MFLAGS",
+    "CARGO_PRIMARY_PACKAGE",
+    "CARGO_MANIFEST_DIR",
+    "CARGO_MANIFEST_PATH",
+    "CARGO_PKG_NAME",
+    "OUT_DIR",
+    "TARGET",
+    "HOST",
+    "PROFILE",
+    "OPT_LEVEL",
+    "DEBUG",
+    "NUM_JOBS",
+];
+
+/// Builds one kernel crate to PTX. See the [crate docs](crate).
+#[derive(Clone, Debug)]
+pub struct PtxBuilder {
+    crate_dir: PathBuf,
+    arch: Option<Arch>,
+    target_dir: Option<PathBuf>,
+    env_var: Option<String>,
+    install_components: bool,
+    convergence_workaround: Option<bool>,
+    features: Vec<String>,
+}
+
+impl PtxBuilder {
+    /// A builder for the kernel crate in `crate_dir` (relative paths are relative to the
+    /// current directory, which in a build script is the package's own directory). The crate
+    /// must be a `cdylib` (`[lib] crate-type = ["cdylib"]`) with `panic = "abort"` in its
+    /// release profile, and is best its own workspace (`[workspace]` in its Cargo.toml).
+    pub fn new(crate_dir: impl Into<PathBuf>) -> PtxBuilder {
+        PtxBuilder {
+            crate_dir: crate_dir.into(),
+            arch: None,
+            target_dir: None,
+            env_var: None,
+            install_components: false,
+            convergence_workaround: None,
+            features: Vec::new(),
+        }
+    }
+
+    /// The architecture (default: `$PTX_SYNC_ARCH`, else [`Arch::DEFAULT`]). PTX built for
+    /// one arch loads on that GPU generation and newer ones.
+    pub fn arch(mut self, arch: Arch) -> PtxBuilder {
+        self.arch = Some(arch);
+        self
+    }
+
+    /// The nested build's target directory. Default: `<target>/<profile>/ptx-sync-build/<arch>`
+    /// of the outer build in a build script, `<crate>/target/ptx-sync-build/<arch>` otherwise.
+    pub fn target_dir(mut self, dir: impl Into<PathBuf>) -> PtxBuilder {
+        self.target_dir = Some(dir.into());
+        self
+    }
+
+    /// The environment variable [`build`](Self::build) sets to the PTX path. Default: the
+    /// kernel crate's lib name in upper case plus `_PTX` (`my_kernels` -> `MY_KERNELS_PTX`).
+    pub fn env_var(mut self, name: impl Into<String>) -> PtxBuilder {
+        self.env_var = Some(name.into());
+        self
+    }
+
+    /// Runs `rustup component add` for missing [`toolchain::COMPONENTS`] instead of failing
+    /// with that command in the error (default: off, a build does not change your toolchain).
+    pub fn install_missing_components(mut self, install: bool) -> PtxBuilder {
+        self.install_components = install;
+        self
+    }
+
+    /// Forces `-Zmir-enable-passes=-JumpThreading` on or off (default: on for rustc older
+    /// than [`toolchain::CONVERGENCE_FIXED_IN`]).
+    pub fn convergence_workaround(mut self, on: bool) -> PtxBuilder {
+        self.convergence_workaround = Some(on);
+        self
+    }
+
+    /// Cargo features of the kernel crate to enable.
+    pub fn features<S: Into<String>>(
+        mut self,
+        features: impl IntoIterator<Item = S>,
+    ) -> PtxBuilder {
+        self.features = features.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The arch this build uses.
+    pub fn resolved_arch(&self) -> Result<Arch, Error> {
+        match (self.arch, std::env::var(ARCH_ENV)) {
+            (Some(a), _) => Ok(a),
+            (None, Ok(s)) => s
+                .parse()
+                .map_err(|e: String| Error::Config(format!("${ARCH_ENV}: {e}"))),
+            (None, Err(_)) => Ok(Arch::DEFAULT),
+        }
+    }
+
+    /// The PTX file's stem: the kernel crate's `[lib] name`, else its package name, with `-`
+    /// as `_` (what rustc names the `.ptx`).
+    pub fn ptx_stem(&self) -> Result<String, Error> {
+        let manifest = self.manifest()?;
+        let text = std::fs::read_to_string(&manifest).map_err(|e| Error::Io {
+            what: format!("reading {}", manifest.display()),
+            source: e,
+        })?;
+        lib_name(&text)
+            .ok_or_else(|| Error::Config(format!("{} has no [package] name", manifest.display())))
+    }
+
+    fn manifest(&self) -> Result<PathBuf, Error> {
+        let manifest = self.crate_dir.join("Cargo.toml");
+        if manifest.is_file() {
+            Ok(manifest)
+        } else {
+            Err(Error::CrateNotFound(self.crate_dir.clone()))
+        }
+    }
+
+    /// The RUSTFLAGS of the nested build.
+    pub fn rustflags(&self, toolchain: &Toolchain) -> Result<String, Error> {
+        let arch = self.resolved_arch()?;
+        let mut flags = format!(
+            "-C target-cpu={arch} -C target-feature={}",
+            arch.ptx_feature()
+        );
+        let workaround = self
+            .convergence_workaround
+            .unwrap_or_else(|| toolchain.needs_convergence_workaround());
+        if workaround {
+            flags += " -Zmir-enable-passes=-JumpThreading";
+        }
+        Ok(flags)
+    }
+
+    fn default_target_dir(&self, arch: Arch) -> PathBuf {
+        let base = std::env::var_os("OUT_DIR")
+            .and_then(|out| outer_profile_dir(Path::new(&out)))
+            .map(|profile| profile.join("ptx-sync-build"))
+            .unwrap_or_else(|| self.crate_dir.join("target/ptx-sync-build"));
+        base.join(arch.to_string())
+    }
+
+    /// The nested build's target directory ([`target_dir`](Self::target_dir) or the default).
+    pub fn resolved_target_dir(&self) -> Result<PathBuf, Error> {
+        let arch = self.resolved_arch()?;
+        Ok(self
+            .target_dir
+            .clone()
+            .unwrap_or_else(|| self.default_target_dir(arch)))
+    }
+
+    /// `cargo <args> --target nvptx64-nvidia-cuda -Zbuild-std=core --target-dir <dir>`, run in
+    /// the kernel crate with this build's RUSTFLAGS (and RUSTDOCFLAGS), `RUSTC_BOOTSTRAP=1`,
+    /// and the surrounding cargo's variables removed: for `cargo clippy` or `cargo doc` with
+    /// the same flags as the build. Checks the toolchain's components first.
+    pub fn cargo(&self, args: &[&str]) -> Result<Command, Error> {
+        self.manifest()?;
+        let toolchain = Toolchain::detect_in(&self.crate_dir)?;
+        toolchain.ensure_components(self.install_components)?;
+        let arch = self.resolved_arch()?;
+        let rustflags = self.rustflags(&toolchain)?;
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        for (var, _) in std::env::vars_os() {
+            let v = var.to_string_lossy();
+            let prefixed = [
+                "CARGO_BUILD_",
+                "CARGO_TARGET_",
+                "CARGO_PROFILE_",
+                "CARGO_CFG_",
+            ]
+            .iter()
+            .any(|p| v.starts_with(p));
+            if prefixed || LEAKY_ENV.contains(&&*v) {
+                cmd.env_remove(&var);
+            }
+        }
+        let docflags = format!(
+            "-C target-cpu={arch} -C target-feature={}",
+            arch.ptx_feature()
+        );
+        cmd.current_dir(&self.crate_dir)
+            .env("RUSTC_BOOTSTRAP", "1")
+            .env("RUSTFLAGS", &rustflags)
+            .env("RUSTDOCFLAGS", docflags)
+            .args(args)
+            .args(["--target", TARGET, "-Zbuild-std=core", "--target-dir"])
+            .arg(self.resolved_target_dir()?);
+        if !self.features.is_empty() {
+            cmd.arg("--features").arg(self.features.join(","));
+        }
+        Ok(cmd)
+    }
+
+    /// Builds the PTX (release) and returns its path in the target directory. Works anywhere;
+    /// in a build script use [`build`](Self::build).
+    pub fn compile(&self) -> Result<PathBuf, Error> {
+        Ok(self.compile_with_deps()?.0)
+    }
+
+    /// [`compile`](Self::compile), plus the source files cargo's dep-info lists for the PTX.
+    fn compile_with_deps(&self) -> Result<(PathBuf, Vec<PathBuf>), Error> {
+        let stem = self.ptx_stem()?;
+        let arch = self.resolved_arch()?;
+        let mut cmd = self.cargo(&["build", "--release"])?;
+        let out = cmd.output().map_err(|e| Error::Io {
+            what: "running cargo".into(),
+            source: e,
+        })?;
+        let target_dir = self.resolved_target_dir()?;
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            return Err(Error::Cargo {
+                crate_dir: self.crate_dir.clone(),
+                arch,
+                rustflags: env_of(&cmd, "RUSTFLAGS"),
+                hint: failure_hint(&stderr),
+                output: tail(&stderr, 60),
+            });
+        }
+        let release = target_dir.join(TARGET).join("release");
+        let ptx = release.join(format!("{stem}.ptx"));
+        if !ptx.is_file() {
+            return Err(Error::NoPtx(ptx));
+        }
+        let deps = std::fs::read_to_string(release.join(format!("{stem}.d")))
+            .map(|text| dep_info_sources(&text))
+            .unwrap_or_default();
+        Ok((ptx, deps))
+    }
+
+    /// For `build.rs`: builds the PTX, copies it to `$OUT_DIR/<stem>.ptx`, sets the
+    /// [`env_var`](Self::env_var) to that path for `include_str!(env!(..))`, prints
+    /// `cargo:rerun-if-changed` for the kernel crate's manifest, lock file, `src/` and every
+    /// source its dep-info lists, and returns the path. [`Error::NotInBuildScript`] without
+    /// `$OUT_DIR`.
+    pub fn build(&self) -> Result<PathBuf, Error> {
+        let out_dir = std::env::var_os("OUT_DIR")
+            .map(PathBuf::from)
+            .ok_or(Error::NotInBuildScript)?;
+        // Say what to watch before building, so a failed build is retried after an edit.
+        let watch = |p: &Path| println!("cargo:rerun-if-changed={}", p.display());
+        for name in [
+            "Cargo.toml",
+            "Cargo.lock",
+            "src",
+            "build.rs",
+            "rust-toolchain.toml",
+        ] {
+            let p = self.crate_dir.join(name);
+            if p.exists() {
+                watch(&p);
+            }
+        }
+        println!("cargo:rerun-if-env-changed={ARCH_ENV}");
+        let (ptx, deps) = self.compile_with_deps()?;
+        let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from);
+        for dep in &deps {
+            // Sources of the toolchain and of registry crates do not change under a build.
+            let fixed = cargo_home.as_ref().is_some_and(|h| dep.starts_with(h))
+                || dep.components().any(|c| c.as_os_str() == ".rustup");
+            if !fixed {
+                watch(dep);
+            }
+        }
+        let stem = self.ptx_stem()?;
+        let dest = out_dir.join(format!("{stem}.ptx"));
+        std::fs::copy(&ptx, &dest).map_err(|e| Error::Io {
+            what: format!("copying {} to {}", ptx.display(), dest.display()),
+            source: e,
+        })?;
+        let var = self
+            .env_var
+            .clone()
+            .unwrap_or_else(|| format!("{}_PTX", stem.to_uppercase()));
+        println!("cargo:rustc-env={var}={}", dest.display());
+        Ok(dest)
+    }
+}
+
+/// `<target>/<profile>` of the outer build, from its `OUT_DIR`
+/// (`<target>[/<triple>]/<profile>/build/<pkg>-<hash>/out`).
+fn outer_profile_dir(out_dir: &Path) -> Option<PathBuf> {
+    let build = out_dir
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "build"))?;
+    build.parent().map(Path::to_path_buf)
+}
+
+/// The lib name rustc gives the crate's artifacts: `[lib] name`, else `[package] name`, `-` as `_`.
+fn lib_name(manifest: &str) -> Option<String> {
+    let mut section = "";
+    let (mut package, mut lib) = (None, None);
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line;
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("name") else {
+            continue;
+        };
+        let Some(value) = rest.trim_start().strip_prefix('=') else {
+            continue;
+        };
+        let value = value
+            .split('#')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_matches('"')
+            .to_string();
+        match section {
+            "[package]" => package = Some(value),
+            "[lib]" => lib = Some(value),
+            _ => {}
+        }
+    }
+    lib.or(package).map(|n| n.replace('-', "_"))
+}
+
+/// The prerequisites of a make-style dep-info file (`out: a.rs b\ c.rs`), one per path.
+fn dep_info_sources(text: &str) -> Vec<PathBuf> {
+    let mut sources = Vec::new();
+    for line in text.lines() {
+        let Some((_, deps)) = line.split_once(": ") else {
+            continue;
+        };
+        let mut current = String::new();
+        let mut chars = deps.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if chars.peek() == Some(&' ') => {
+                    current.push(' ');
+                    chars.next();
+                }
+                ' ' => {
+                    if !current.is_empty() {
+                        sources.push(PathBuf::from(std::mem::take(&mut current)));
+                    }
+                }
+                _ => current.push(c),
+            }
+        }
+        if !current.is_empty() {
+            sources.push(PathBuf::from(current));
+        }
+    }
+    sources.sort();
+    sources.dedup();
+    sources
+}
+
+/// What a failed build's output suggests doing, if it is a known case.
+fn failure_hint(stderr: &str) -> Option<String> {
+    let hints = [
+        (
+            "can't find crate for `core`",
+            "`core` for nvptx is built from source: the toolchain needs the rust-src component",
+        ),
+        (
+            "llvm-bitcode-linker",
+            "the toolchain needs the llvm-bitcode-linker and llvm-tools components",
+        ),
+        (
+            "unwinding panics are not supported",
+            "set `panic = \"abort\"` in the kernel crate's [profile.release] (and [profile.dev])",
+        ),
+        (
+            "ptx-sync needs",
+            "ptx-sync refused the build flags (see its message above)",
+        ),
+    ];
+    hints
+        .iter()
+        .find(|(needle, _)| stderr.contains(needle))
+        .map(|(_, hint)| hint.to_string())
+}
+
+fn env_of(cmd: &Command, name: &str) -> String {
+    cmd.get_envs()
+        .find(|(k, _)| *k == name)
+        .and_then(|(_, v)| v)
+        .map(|v| v.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The last `n` lines of `text`.
+fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lib_name_prefers_the_lib_section() {
+        let m = "[package]\nname = \"my-kernels\" # the crate\nversion = \"0.1.0\"\n\n[lib]\ncrate-type = [\"cdylib\"]\n";
+        assert_eq!(lib_name(m).as_deref(), Some("my_kernels"));
+        let m = "[package]\nname = \"my-kernels\"\n[lib]\nname = \"kern\"\n";
+        assert_eq!(lib_name(m).as_deref(), Some("kern"));
+        assert_eq!(lib_name("[lib]\ncrate-type = []\n"), None);
+    }
+
+    #[test]
+    fn dep_info_lists_each_source_once() {
+        let d = "/t/k.ptx: /src/lib.rs /src/a\\ b.rs /dev/x.rs\n\n/t/k.d: /src/lib.rs\n";
+        let got = dep_info_sources(d);
+        let want: Vec<PathBuf> = ["/dev/x.rs", "/src/a b.rs", "/src/lib.rs"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn outer_target_dir_from_out_dir() {
+        let out = Path::new("/w/target/debug/build/app-0123/out");
+        assert_eq!(
+            outer_profile_dir(out),
+            Some(PathBuf::from("/w/target/debug"))
+        );
+        let cross = Path::new("/w/target/x86_64-unknown-linux-gnu/release/build/app-1/out");
+        assert_eq!(
+            outer_profile_dir(cross),
+            Some(PathBuf::from("/w/target/x86_64-unknown-linux-gnu/release"))
+        );
+    }
+
+    #[test]
+    fn flags_follow_arch_and_toolchain() {
+        let tc = |minor| Toolchain {
+            rustc: "rustc".into(),
+            version: (1, minor, 0),
+            host: "x86_64-unknown-linux-gnu".into(),
+            sysroot: "/".into(),
+        };
+        let b = PtxBuilder::new("k").arch(Arch::Sm80);
+        assert_eq!(
+            b.rustflags(&tc(95)).unwrap(),
+            "-C target-cpu=sm_80 -C target-feature=+ptx84 -Zmir-enable-passes=-JumpThreading"
+        );
+        assert_eq!(
+            b.rustflags(&tc(99)).unwrap(),
+            "-C target-cpu=sm_80 -C target-feature=+ptx84"
+        );
+        let forced = b.clone().convergence_workaround(true);
+        assert!(forced
+            .rustflags(&tc(99))
+            .unwrap()
+            .ends_with("-JumpThreading"));
+    }
+
+    #[test]
+    fn errors_say_what_to_do() {
+        let missing = PtxBuilder::new("/nonexistent/kernels");
+        let e = missing.compile().unwrap_err().to_string();
+        assert!(
+            e.contains("/nonexistent/kernels") && e.contains("Cargo.toml"),
+            "{e}"
+        );
+        assert!(failure_hint("error[E0463]: can't find crate for `core`")
+            .unwrap()
+            .contains("rust-src"));
+        assert_eq!(failure_hint("something else"), None);
+    }
+}
