@@ -1,15 +1,11 @@
-//! Launches with thread-block clusters (sm_90+): `cuLaunchKernelEx` with
-//! `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`.
-//!
-//! cudarc 0.19's safe API has no cluster launch (its `LaunchArgs` ends in `cuLaunchKernel` or
-//! `cuLaunchCooperativeKernel`; it only offers the cluster occupancy queries), so this is a
-//! small launcher on `cudarc::driver::sys`. Arguments are pushed as with cudarc's builder (it
-//! implements cudarc's [`PushKernelArg`] for plain values, device slices and mapped buffers), and the shape is checked
-//! first, so an old GPU or an impossible cluster is an [`Error`] that says why instead of a bare
-//! `CUDA_ERROR_INVALID_CLUSTER_SIZE`.
+//! Thread-block clusters (sm_90+): their geometry ([`ClusterConfig`]) and the checks that
+//! turn an old GPU or an impossible cluster into an [`Error`] that says why instead of a bare
+//! `CUDA_ERROR_INVALID_CLUSTER_SIZE`. The launch itself is [`Launch::launch_cluster`]
+//! (`cuLaunchKernelEx` with `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`), or
+//! `launch!(cluster kernel<<<cfg, gpu>>>(...))`.
 //!
 //! ```no_run
-//! use ptx_sync_host::{ClusterConfig, Gpu, cudarc::driver::PushKernelArg};
+//! use ptx_sync_host::{launch, ClusterConfig, Gpu};
 //! # fn main() -> Result<(), ptx_sync_host::Error> {
 //! let gpu = Gpu::open(0)?;
 //! let kernels = gpu.load_ptx("ptx/my_kernels.ptx".as_ref())?;
@@ -17,19 +13,19 @@
 //! let out = gpu.zeros::<u32>(64)?;
 //! // 16 clusters of 4 blocks, 128 threads a block, 1 KiB of dynamic shared memory each.
 //! let cfg = ClusterConfig::linear(16, 4, 128, 1024);
-//! let rounds = 100u32;
-//! let mut launch = gpu.cluster_launch(&k);
-//! launch.arg(&out).arg(&rounds);
-//! unsafe { launch.launch(cfg) }?;
+//! let limit = unsafe { launch!(cluster k<<<cfg, gpu>>>(&out, 100u32)) }?;
+//! assert!(limit.max_cluster_blocks >= 4);
 //! gpu.wait(std::time::Duration::from_secs(10))?;
 //! # Ok(()) }
 //! ```
 
-use crate::{Error, Gpu, Kernel, Result};
-use cudarc::driver::{
-    sys, CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg, SyncOnDrop,
-};
-use std::ffi::c_void;
+use crate::launch::raw_config;
+use crate::{Error, Gpu, Kernel, Launch, Result};
+use cudarc::driver::{sys, LaunchConfig};
+
+/// The launch builder that [`Gpu::cluster_launch`] returns: a [`Launch`], launched with
+/// [`Launch::launch_cluster`].
+pub type ClusterLaunch<'a> = Launch<'a>;
 
 /// The geometry of a cluster launch: blocks in the grid, threads in a block, blocks in a
 /// cluster (each grid dimension a multiple of the cluster's), dynamic shared memory per block.
@@ -174,7 +170,12 @@ impl Gpu {
             )));
         }
         let mut attr = cluster_attribute(cfg);
-        let launch = raw_config(cfg, self.stream().cu_stream(), &mut attr);
+        let launch = raw_config(
+            &cfg.launch_config(),
+            self.stream().cu_stream(),
+            &mut attr,
+            1,
+        );
         let mut active = 0i32;
         // SAFETY: `launch` and `attr` outlive the call; the function handle is valid.
         unsafe { sys::cuOccupancyMaxActiveClusters(&mut active, f.cu_function(), &launch) }
@@ -197,17 +198,10 @@ impl Gpu {
         })
     }
 
-    /// A launch builder for `kernel` with clusters: push the arguments with `arg` (as with
-    /// cudarc's `launch_builder`), then [`ClusterLaunch::launch`]. Launches on
-    /// [`stream`](Self::stream).
+    /// The same as [`launch`](Self::launch) (kept from before [`Launch`] did every kind of
+    /// launch): push the arguments, then [`Launch::launch_cluster`].
     pub fn cluster_launch<'a>(&'a self, kernel: &'a Kernel) -> ClusterLaunch<'a> {
-        ClusterLaunch {
-            gpu: self,
-            kernel,
-            args: Vec::new(),
-            pointers: Vec::new(),
-            guards: Vec::new(),
-        }
+        self.launch(kernel)
     }
 }
 
@@ -226,133 +220,6 @@ fn cluster_attribute(cfg: &ClusterConfig) -> sys::CUlaunchAttribute {
         z: cfg.cluster_dim.2,
     };
     attr
-}
-
-fn raw_config(
-    cfg: &ClusterConfig,
-    stream: sys::CUstream,
-    attr: &mut sys::CUlaunchAttribute,
-) -> sys::CUlaunchConfig {
-    sys::CUlaunchConfig {
-        gridDimX: cfg.grid_dim.0,
-        gridDimY: cfg.grid_dim.1,
-        gridDimZ: cfg.grid_dim.2,
-        blockDimX: cfg.block_dim.0,
-        blockDimY: cfg.block_dim.1,
-        blockDimZ: cfg.block_dim.2,
-        sharedMemBytes: cfg.shared_mem_bytes,
-        hStream: stream,
-        attrs: attr,
-        numAttrs: 1,
-    }
-}
-
-/// A cluster launch being built ([`Gpu::cluster_launch`]).
-pub struct ClusterLaunch<'a> {
-    gpu: &'a Gpu,
-    kernel: &'a Kernel,
-    args: Vec<*mut c_void>,
-    /// Device addresses of slice and buffer arguments; boxed so that `args` can point at them
-    /// (a growing `Vec` moves its elements, a `Box`'s contents stay put).
-    #[allow(clippy::vec_box)]
-    pointers: Vec<Box<sys::CUdeviceptr>>,
-    /// cudarc's stream-ordering guards for the slices, dropped after the launch (they record
-    /// the slices' read/write events on the stream, as cudarc's own builder does).
-    guards: Vec<SyncOnDrop<'a>>,
-}
-
-impl ClusterLaunch<'_> {
-    fn push_pointer(&mut self, ptr: sys::CUdeviceptr) {
-        let boxed = Box::new(ptr);
-        self.args
-            .push(&*boxed as *const sys::CUdeviceptr as *mut c_void);
-        self.pointers.push(boxed);
-    }
-
-    /// Checks `cfg` ([`Gpu::check_cluster`]), then launches with `cuLaunchKernelEx` and the
-    /// cluster dimension attribute.
-    ///
-    /// # Safety
-    /// As cudarc's `LaunchArgs::launch`: the arguments must match the kernel's parameters in
-    /// number, order and type, and the kernel must stay within the memory it is given.
-    pub unsafe fn launch(&mut self, cfg: ClusterConfig) -> Result<ClusterLimit> {
-        let limit = self.gpu.check_cluster(self.kernel, &cfg)?;
-        let gpu = self.gpu;
-        gpu.context()
-            .bind_to_thread()
-            .map_err(|e| gpu.driver_error("binding the context", e))?;
-        let mut attr = cluster_attribute(&cfg);
-        let launch = raw_config(&cfg, gpu.stream().cu_stream(), &mut attr);
-        // SAFETY: `launch`, `attr` and every argument outlive the call (the driver copies the
-        // parameters before returning); the argument types are the caller's contract.
-        unsafe {
-            sys::cuLaunchKernelEx(
-                &launch,
-                self.kernel.function().cu_function(),
-                self.args.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        }
-        .result()
-        .map_err(|e| {
-            gpu.driver_error(
-                &format!(
-                    "cluster launch of `{}` ({} clusters of {} blocks)",
-                    self.kernel.name(),
-                    cfg.clusters(),
-                    cfg.cluster_blocks()
-                ),
-                e,
-            )
-        })?;
-        self.guards.clear();
-        Ok(limit)
-    }
-}
-
-// SAFETY (every impl below): a pushed pointer stays valid as long as the launch builder, which
-// cannot outlive the borrowed argument ('b: 'a), or points into the builder's own boxes.
-//
-// Values: the plain types a kernel takes by value, listed one by one (a blanket impl over
-// `DeviceRepr` would overlap the slice impls under Rust's coherence rules).
-macro_rules! value_args {
-    ($($t:ty),*) => {$(
-        unsafe impl<'a, 'b: 'a> PushKernelArg<&'b $t> for ClusterLaunch<'a> {
-            fn arg(&mut self, arg: &'b $t) -> &mut Self {
-                self.args.push(arg as *const $t as *mut c_void);
-                self
-            }
-        }
-    )*};
-}
-value_args!(bool, u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64);
-
-/// A [`MappedBuffer`](crate::MappedBuffer) passes its device address.
-unsafe impl<'a, 'b: 'a, W: crate::MappedWord> PushKernelArg<&'b crate::MappedBuffer<W>>
-    for ClusterLaunch<'a>
-{
-    fn arg(&mut self, arg: &'b crate::MappedBuffer<W>) -> &mut Self {
-        self.push_pointer(arg.device_ptr());
-        self
-    }
-}
-
-unsafe impl<'a, 'b: 'a, T> PushKernelArg<&'b CudaSlice<T>> for ClusterLaunch<'a> {
-    fn arg(&mut self, arg: &'b CudaSlice<T>) -> &mut Self {
-        let (ptr, guard) = arg.device_ptr(self.gpu.stream());
-        self.push_pointer(ptr);
-        self.guards.push(guard);
-        self
-    }
-}
-
-unsafe impl<'a, 'b: 'a, T> PushKernelArg<&'b mut CudaSlice<T>> for ClusterLaunch<'a> {
-    fn arg(&mut self, arg: &'b mut CudaSlice<T>) -> &mut Self {
-        let (ptr, guard) = arg.device_ptr_mut(self.gpu.stream());
-        self.push_pointer(ptr);
-        self.guards.push(guard);
-        self
-    }
 }
 
 #[cfg(test)]

@@ -51,7 +51,8 @@ impl Gpu {
     }
 
     /// Checks that `grid_blocks` blocks fit in one cooperative launch, or says which limit
-    /// they exceed ([`Error::GridTooLarge`]). Call before `launch_cooperative`.
+    /// they exceed ([`Error::GridTooLarge`]). [`Launch::launch_cooperative`](crate::Launch::launch_cooperative)
+    /// calls it; call it yourself before cudarc's `LaunchArgs::launch_cooperative`.
     pub fn check_cooperative(
         &self,
         kernel: &Kernel,
@@ -76,7 +77,8 @@ impl Gpu {
 
     /// A 1-D [`LaunchConfig`] of `grid_blocks` x `block_threads` after
     /// [`check_cooperative`](Self::check_cooperative) accepted it: pass it to cudarc's
-    /// `LaunchArgs::launch_cooperative`.
+    /// `LaunchArgs::launch_cooperative` (or use [`Launch::launch_cooperative`](crate::Launch::launch_cooperative),
+    /// which checks any grid itself).
     pub fn cooperative_config(
         &self,
         kernel: &Kernel,

@@ -20,10 +20,35 @@ pub enum Error {
     PtxNotFound(PathBuf),
     /// The module has no kernel of that name.
     KernelNotFound {
-        /// The PTX file that was searched.
-        ptx: PathBuf,
+        /// The module that was searched: its file's path, or the name given to
+        /// [`Gpu::load_ptx_str`](crate::Gpu::load_ptx_str).
+        module: String,
         /// The kernel's (unmangled) name.
         name: String,
+    },
+    /// The module has no global variable (a kernel crate's `static`) of that name.
+    GlobalNotFound {
+        /// The module that was searched.
+        module: String,
+        /// The symbol asked for.
+        name: String,
+    },
+    /// A global variable's size differs from the host type it is read or written as.
+    GlobalSize {
+        /// The symbol.
+        name: String,
+        /// `size_of` the host type, in bytes.
+        expected: usize,
+        /// The symbol's size in the module, in bytes.
+        found: usize,
+    },
+    /// The arguments pushed do not match the kernel's parameters (in number or in size), as
+    /// the driver reports them (`cuFuncGetParamInfo`, CUDA 12.4+ drivers).
+    BadArguments {
+        /// The kernel's name.
+        kernel: String,
+        /// What differs.
+        why: String,
     },
     /// A cooperative launch asked for more blocks than can be resident at once.
     GridTooLarge {
@@ -77,12 +102,25 @@ impl fmt::Display for Error {
         match self {
             Error::NoDriver(why) => write!(f, "no CUDA driver: {why}"),
             Error::Driver { what, source } => write!(f, "{what}: {}", describe(source)),
-            Error::PtxNotFound(p) => {
-                write!(f, "PTX file {} not found (build it with `cargo xtask build-ptx`)", p.display())
-            }
-            Error::KernelNotFound { ptx, name } => {
-                write!(f, "no kernel `{name}` in {} (is it #[no_mangle] pub extern \"ptx-kernel\"?)", ptx.display())
-            }
+            Error::PtxNotFound(p) => write!(
+                f,
+                "PTX file {} not found (build it with ptx_sync_build::PtxBuilder in build.rs, \
+                 or `cargo xtask build-ptx` in the ptx-sync repository)",
+                p.display()
+            ),
+            Error::KernelNotFound { module, name } => write!(
+                f,
+                "no kernel `{name}` in {module} (is it #[unsafe(no_mangle)] pub extern \"ptx-kernel\"?)"
+            ),
+            Error::GlobalNotFound { module, name } => write!(
+                f,
+                "no global `{name}` in {module} (is it a #[unsafe(no_mangle)] static of the kernel crate?)"
+            ),
+            Error::GlobalSize { name, expected, found } => write!(
+                f,
+                "global `{name}` is {found} bytes, but the host type is {expected} bytes"
+            ),
+            Error::BadArguments { kernel, why } => write!(f, "arguments of `{kernel}`: {why}"),
             Error::GridTooLarge { kernel, requested_blocks, limit, block_threads } => write!(
                 f,
                 "cooperative launch of `{kernel}` with {requested_blocks} blocks of {block_threads} threads \
@@ -170,10 +208,16 @@ mod tests {
             "the GPU work did not finish within 2.5 s (deadlocked kernel?)"
         );
         let k = Error::KernelNotFound {
-            ptx: "k.ptx".into(),
+            module: "k.ptx (embedded)".into(),
             name: "nope".into(),
         };
-        assert!(k.to_string().contains("no kernel `nope` in k.ptx"));
+        assert_eq!(
+            k.to_string(),
+            "no kernel `nope` in k.ptx (embedded) (is it #[unsafe(no_mangle)] pub extern \"ptx-kernel\"?)"
+        );
+        let p = Error::PtxNotFound("/x/k.ptx".into()).to_string();
+        assert!(p.starts_with("PTX file /x/k.ptx not found"), "{p}");
+        assert!(p.contains("ptx_sync_build::PtxBuilder"), "{p}");
         assert_eq!(
             Error::Empty("buffer length").to_string(),
             "buffer length must not be zero"
@@ -181,6 +225,32 @@ mod tests {
         assert!(Error::NoDriver("x".into())
             .to_string()
             .starts_with("no CUDA driver"));
+    }
+
+    #[test]
+    fn global_errors_name_the_symbol_and_sizes() {
+        let e = Error::GlobalNotFound {
+            module: "kernels.ptx".into(),
+            name: "COUNTER".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "no global `COUNTER` in kernels.ptx (is it a #[unsafe(no_mangle)] static of the kernel crate?)"
+        );
+        let e = Error::GlobalSize {
+            name: "COUNTER".into(),
+            expected: 8,
+            found: 4,
+        };
+        assert_eq!(
+            e.to_string(),
+            "global `COUNTER` is 4 bytes, but the host type is 8 bytes"
+        );
+        let e = Error::BadArguments {
+            kernel: "k".into(),
+            why: "2 given, it takes 3".into(),
+        };
+        assert_eq!(e.to_string(), "arguments of `k`: 2 given, it takes 3");
     }
 
     #[test]

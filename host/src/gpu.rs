@@ -1,10 +1,11 @@
 use crate::{Error, Result};
 use cudarc::driver::{
-    sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
-    ValidAsZeroBits,
+    sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
+    DriverError, ValidAsZeroBits,
 };
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::fmt;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Whether a CUDA driver can be used here; `Err` says why not. Never panics (cudarc's
@@ -30,12 +31,27 @@ fn check_ptx_path(path: &Path) -> Result<()> {
     }
 }
 
-/// One GPU: its context and the stream tests launch on.
+/// One GPU: its context and the stream everything here launches and copies on.
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
+    name: String,
     sms: u32,
     cc: (u32, u32),
+}
+
+impl fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gpu")
+            .field("name", &self.name)
+            .field("ordinal", &self.ctx.ordinal())
+            .field(
+                "compute_capability",
+                &format_args!("sm_{}{}", self.cc.0, self.cc.1),
+            )
+            .field("sms", &self.sms)
+            .finish()
+    }
 }
 
 impl Gpu {
@@ -55,9 +71,13 @@ impl Gpu {
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(what)? as u32;
         let (major, minor) = ctx.compute_capability().map_err(what)?;
+        let name = ctx
+            .name()
+            .unwrap_or_else(|e| format!("<name unavailable: {e}>"));
         Ok(Gpu {
             ctx,
             stream,
+            name,
             sms,
             cc: (major as u32, minor as u32),
         })
@@ -76,16 +96,15 @@ impl Gpu {
         &self.ctx
     }
 
-    /// The stream every helper here uses (launch on it with `launch_builder`).
+    /// The stream every helper here uses ([`launch`](Self::launch) launches on it; so may
+    /// cudarc's `launch_builder`).
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }
 
     /// The device name, e.g. "NVIDIA H100 80GB HBM3".
     pub fn name(&self) -> String {
-        self.ctx
-            .name()
-            .unwrap_or_else(|e| format!("<name unavailable: {e}>"))
+        self.name.clone()
     }
 
     /// Number of streaming multiprocessors.
@@ -105,17 +124,52 @@ impl Gpu {
     }
 
     /// Loads a PTX file; [`Error::PtxNotFound`] before touching the driver if it is missing.
+    /// The module's [name](Module::name) (what errors say) is the path.
     pub fn load_ptx(&self, path: &Path) -> Result<Module> {
         check_ptx_path(path)?;
+        let name = path.display().to_string();
         let ptx = cudarc::nvrtc::Ptx::from_file(path);
         let module = self
             .ctx
             .load_module(ptx)
-            .map_err(|e| self.driver_error(&format!("loading {}", path.display()), e))?;
-        Ok(Module {
+            .map_err(|e| self.driver_error(&format!("loading {name}"), e))?;
+        Ok(self.module(module, name))
+    }
+
+    /// Loads PTX text, e.g. embedded with `include_str!(env!("MY_KERNELS_PTX"))` (the variable
+    /// `ptx_sync_build::PtxBuilder` sets in a build script). `name` is what errors call the
+    /// module, e.g. "my_kernels.ptx (embedded)".
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), ptx_sync_host::Error> {
+    /// # const PTX: &str = "";
+    /// // const PTX: &str = include_str!(env!("MY_KERNELS_PTX"));
+    /// let gpu = ptx_sync_host::Gpu::open(0)?;
+    /// let kernels = gpu.load_ptx_str("my_kernels.ptx (embedded)", PTX)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn load_ptx_str(&self, name: &str, ptx: &str) -> Result<Module> {
+        let what = format!("loading {name}");
+        if ptx.contains('\0') {
+            // cudarc would panic making a C string of it.
+            return Err(Error::Driver {
+                what: format!("{what} (the PTX text contains a NUL byte)"),
+                source: DriverError(sys::CUresult::CUDA_ERROR_INVALID_PTX),
+            });
+        }
+        let module = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .map_err(|e| self.driver_error(&what, e))?;
+        Ok(self.module(module, name.to_string()))
+    }
+
+    fn module(&self, module: Arc<CudaModule>, name: String) -> Module {
+        Module {
             module,
-            path: path.to_path_buf(),
-        })
+            stream: self.stream.clone(),
+            name: name.into(),
+        }
     }
 
     /// `n` zeroed elements of device memory.
@@ -170,29 +224,182 @@ impl Gpu {
     }
 }
 
-/// A loaded PTX module.
+/// A loaded PTX module: its kernels ([`kernel`](Self::kernel)) and its global variables (the
+/// kernel crate's `#[unsafe(no_mangle)]` statics: [`read_global`](Self::read_global),
+/// [`write_global`](Self::write_global), [`global_ptr`](Self::global_ptr)).
 pub struct Module {
     module: Arc<CudaModule>,
-    path: PathBuf,
+    /// The stream of the GPU that loaded it (its context is the module's).
+    stream: Arc<CudaStream>,
+    name: Arc<str>,
+}
+
+impl fmt::Debug for Module {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Module")
+            .field("name", &self.name)
+            .field("gpu", &self.stream.context().ordinal())
+            .finish()
+    }
 }
 
 impl Module {
+    /// What errors call the module: the PTX file's path, or the name given to
+    /// [`Gpu::load_ptx_str`].
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The cudarc module.
+    pub fn cuda_module(&self) -> &Arc<CudaModule> {
+        &self.module
+    }
+
     /// The kernel called `name`, or [`Error::KernelNotFound`].
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         match self.module.load_function(name) {
             Ok(function) => Ok(Kernel {
                 function,
                 name: name.to_string(),
+                module: self.name.clone(),
+                params: Arc::new(OnceLock::new()),
             }),
             Err(DriverError(sys::CUresult::CUDA_ERROR_NOT_FOUND)) => Err(Error::KernelNotFound {
-                ptx: self.path.clone(),
+                module: self.name.to_string(),
                 name: name.to_string(),
             }),
             Err(source) => Err(Error::Driver {
-                what: format!("looking up kernel `{name}` in {}", self.path.display()),
+                what: format!("looking up kernel `{name}` in {}", self.name),
                 source,
             }),
         }
+    }
+
+    /// The device address and size in bytes of the global variable `name`, or
+    /// [`Error::GlobalNotFound`].
+    fn global(&self, name: &str) -> Result<(u64, usize)> {
+        let what = || format!("looking up global `{name}` in {}", self.name);
+        self.stream
+            .context()
+            .bind_to_thread()
+            .map_err(|source| Error::Driver {
+                what: what(),
+                source,
+            })?;
+        match self.module.get_global(name, &self.stream) {
+            Ok(view) => {
+                let (ptr, _guard) = view.device_ptr(&self.stream);
+                Ok((ptr, view.len()))
+            }
+            Err(DriverError(sys::CUresult::CUDA_ERROR_NOT_FOUND)) => Err(Error::GlobalNotFound {
+                module: self.name.to_string(),
+                name: name.to_string(),
+            }),
+            Err(source) => Err(Error::Driver {
+                what: what(),
+                source,
+            }),
+        }
+    }
+
+    /// The device address of the global variable `name` (a kernel crate's
+    /// `#[unsafe(no_mangle)] static`, which rustc emits as `.visible .global`), for a kernel
+    /// argument or a raw copy; [`Error::GlobalNotFound`] if the module has none.
+    pub fn global_ptr(&self, name: &str) -> Result<u64> {
+        self.global(name).map(|(ptr, _)| ptr)
+    }
+
+    /// The size in bytes of the global variable `name`; [`Error::GlobalNotFound`] if the
+    /// module has none.
+    pub fn global_size(&self, name: &str) -> Result<usize> {
+        self.global(name).map(|(_, size)| size)
+    }
+
+    /// The global variable `name` after checking that it exists ([`Error::GlobalNotFound`]),
+    /// that its size is `size_of::<T>()` ([`Error::GlobalSize`]) and that `gpu` is the one that
+    /// loaded the module.
+    fn typed_global<T>(&self, gpu: &Gpu, name: &str, what: &str) -> Result<u64> {
+        if gpu.context().cu_ctx() != self.stream.context().cu_ctx() {
+            return Err(Error::Driver {
+                what: format!(
+                    "{what} global `{name}` of {} through another GPU than the one that loaded it",
+                    self.name
+                ),
+                source: DriverError(sys::CUresult::CUDA_ERROR_INVALID_CONTEXT),
+            });
+        }
+        let (ptr, found) = self.global(name)?;
+        let expected = std::mem::size_of::<T>();
+        if found != expected {
+            return Err(Error::GlobalSize {
+                name: name.to_string(),
+                expected,
+                found,
+            });
+        }
+        Ok(ptr)
+    }
+
+    /// Reads the global variable `name` as a `T` (an `Atomic<u32, _>` static reads as a
+    /// `u32`): [`Error::GlobalNotFound`] if the module has none, [`Error::GlobalSize`] if its
+    /// size is not `size_of::<T>()`. The copy is ordered after the work already launched on
+    /// `gpu`'s stream and waited for, without a watchdog: [`Gpu::wait`] first if a kernel might
+    /// not finish.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), ptx_sync_host::Error> {
+    /// // Kernel crate: #[unsafe(no_mangle)] static COUNTER: Atomic<u32, Gpu> = Atomic::new(0);
+    /// let gpu = ptx_sync_host::Gpu::open(0)?;
+    /// let module = gpu.load_ptx("ptx/my_kernels.ptx".as_ref())?;
+    /// module.write_global(&gpu, "COUNTER", &0u32)?;
+    /// // ... launch kernels that count ...
+    /// gpu.wait(std::time::Duration::from_secs(10))?;
+    /// let count: u32 = module.read_global(&gpu, "COUNTER")?;
+    /// # Ok(()) }
+    /// ```
+    pub fn read_global<T: DeviceRepr + Default>(&self, gpu: &Gpu, name: &str) -> Result<T> {
+        let ptr = self.typed_global::<T>(gpu, name, "reading")?;
+        let mut value = T::default();
+        let what = || format!("reading global `{name}` of {}", self.name);
+        let stream = gpu.stream();
+        // SAFETY: `ptr` holds `size_of::<T>()` bytes of the module's memory (checked), `value`
+        // is as large; the stream is synchronized before `value` is used.
+        unsafe {
+            cudarc::driver::result::memcpy_dtoh_async(
+                std::slice::from_mut(&mut value),
+                ptr,
+                stream.cu_stream(),
+            )
+        }
+        .and_then(|()| stream.synchronize())
+        .map_err(|source| Error::Driver {
+            what: what(),
+            source,
+        })?;
+        Ok(value)
+    }
+
+    /// Writes `value` to the global variable `name` (a `u32` into an `Atomic<u32, _>`
+    /// static): [`Error::GlobalNotFound`] if the module has none, [`Error::GlobalSize`] if its
+    /// size is not `size_of::<T>()`. Ordered after the work already launched on `gpu`'s
+    /// stream and before any launched later; returns once the copy is done.
+    pub fn write_global<T: DeviceRepr>(&self, gpu: &Gpu, name: &str, value: &T) -> Result<()> {
+        let ptr = self.typed_global::<T>(gpu, name, "writing")?;
+        let stream = gpu.stream();
+        // SAFETY: `ptr` holds `size_of::<T>()` bytes of the module's memory (checked); `value`
+        // outlives the copy (the stream is synchronized before returning).
+        unsafe {
+            cudarc::driver::result::memcpy_htod_async(
+                ptr,
+                std::slice::from_ref(value),
+                stream.cu_stream(),
+            )
+        }
+        .and_then(|()| stream.synchronize())
+        .map_err(|source| Error::Driver {
+            what: format!("writing global `{name}` of {}", self.name),
+            source,
+        })
     }
 }
 
@@ -201,6 +408,18 @@ impl Module {
 pub struct Kernel {
     function: CudaFunction,
     name: String,
+    module: Arc<str>,
+    /// The parameters' sizes as the driver reports them, queried on first use.
+    params: Arc<OnceLock<Option<Vec<usize>>>>,
+}
+
+impl fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Kernel")
+            .field("name", &self.name)
+            .field("module", &self.module)
+            .finish()
+    }
 }
 
 impl Kernel {
@@ -213,6 +432,47 @@ impl Kernel {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// The name of the module it is in ([`Module::name`]).
+    pub fn module_name(&self) -> &str {
+        &self.module
+    }
+
+    /// The size in bytes of each of the kernel's parameters, as the driver reports them
+    /// (`cuFuncGetParamInfo`); `None` where it cannot (drivers older than CUDA 12.4) or for a
+    /// kernel without parameters. [`Launch`](crate::Launch) checks its arguments against them.
+    pub fn param_sizes(&self) -> Option<&[usize]> {
+        self.params
+            .get_or_init(|| param_sizes(&self.function))
+            .as_deref()
+    }
+}
+
+/// `cuFuncGetParamInfo` for each parameter, until it says there are no more.
+fn param_sizes(f: &CudaFunction) -> Option<Vec<usize>> {
+    let mut version = 0;
+    // SAFETY: writes one int; a kernel exists, so the driver is loaded.
+    unsafe { sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .ok()?;
+    if version < 12040 {
+        return None; // no cuFuncGetParamInfo (calling it would panic in cudarc's loader)
+    }
+    let mut sizes = Vec::new();
+    // PTX kernels take at most 32764 bytes of parameters (4096 of 8 bytes on sm_70+).
+    for index in 0..8192 {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: a valid function handle (alive as long as `f`) and two out-parameters.
+        let r = unsafe { sys::cuFuncGetParamInfo(f.cu_function(), index, &mut offset, &mut size) };
+        match r {
+            sys::CUresult::CUDA_SUCCESS => sizes.push(size),
+            // Past the last parameter. At index 0 it could also be a driver that cannot tell:
+            // no parameters is then no check.
+            sys::CUresult::CUDA_ERROR_INVALID_VALUE if index > 0 => return Some(sizes),
+            _ => return None,
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -252,7 +512,7 @@ mod tests {
             }
             return;
         }
-        let e = Gpu::open(4096).err().expect("opened a GPU 4096");
+        let e = Gpu::open(4096).expect_err("opened a GPU 4096");
         let msg = e.to_string();
         match &e {
             Error::Driver {
@@ -284,6 +544,22 @@ mod tests {
             }
             Err(e) => panic!("expected a driver error, got {e}"),
             Ok(_) => panic!("loaded a file that is not PTX"),
+        }
+        // Text that is not PTX, or that holds a NUL byte: errors naming the module.
+        for (text, want) in [
+            ("this is not PTX\n", "loading bad.ptx (embedded): CUDA_ERROR_"),
+            (
+                "not\0PTX",
+                "loading bad.ptx (embedded) (the PTX text contains a NUL byte): CUDA_ERROR_INVALID_PTX",
+            ),
+        ] {
+            match gpu.load_ptx_str("bad.ptx (embedded)", text) {
+                Err(e @ Error::Driver { .. }) => {
+                    assert!(e.to_string().starts_with(want), "{e}")
+                }
+                Err(e) => panic!("expected a driver error, got {e}"),
+                Ok(_) => panic!("loaded text that is not PTX"),
+            }
         }
     }
 

@@ -1,29 +1,34 @@
 //! # ptx-sync-host
 //!
 //! The host side of ptx-sync: a thin, typed layer on [cudarc] that loads the PTX the device
-//! crates build, launches kernels (cooperatively where spinning across blocks needs every block
-//! resident, or in thread-block clusters: [`Gpu::cluster_launch`]), gives system-scope memory
-//! that the CPU and GPU share ([`MappedBuffer`]) with the device crate's primitives over it on
-//! the host side ([`sys`]: a `Latch<Sys>`, `Semaphore<Sys>`, flag that a host thread and a
-//! kernel use together), and waits with a watchdog so a deadlocked kernel becomes an error
-//! instead of a hang.
+//! crates build (from a file, [`Gpu::load_ptx`], or embedded text, [`Gpu::load_ptx_str`]),
+//! launches kernels with typed arguments through one path ([`Gpu::launch`] and the
+//! [`launch!`] macro: plainly, cooperatively where spinning across blocks needs every block
+//! resident, or in thread-block clusters), reads and writes a module's device statics
+//! ([`Module::read_global`], [`Module::write_global`]), gives system-scope memory that the CPU
+//! and GPU share ([`MappedBuffer`]) with the device crate's primitives over it on the host side
+//! ([`sys`]: a `Latch<Sys>`, `Semaphore<Sys>`, flag that a host thread and a kernel use
+//! together), and waits with a watchdog so a deadlocked kernel becomes an error instead of a
+//! hang.
 //!
 //! cudarc is built with `dynamic-loading`: `libcuda.so` is opened at run time, so this crate
 //! builds on machines with no CUDA at all, and [`driver_available`] tells whether one is there.
 //!
 //! ```no_run
-//! use ptx_sync_host::{Gpu, cudarc::driver::{LaunchConfig, PushKernelArg}};
+//! use ptx_sync_host::{launch, Gpu};
+//! use std::time::Duration;
 //! # fn main() -> Result<(), ptx_sync_host::Error> {
 //! let gpu = Gpu::open(0)?;
+//! // Or: gpu.load_ptx_str("my_kernels.ptx (embedded)", include_str!(env!("MY_KERNELS_PTX")))
 //! let kernels = gpu.load_ptx("target/ptx/sm_90/nvptx64-nvidia-cuda/release/my_kernels.ptx".as_ref())?;
-//! let smoke = kernels.kernel("smoke_iota")?;
 //! let out = gpu.zeros::<u32>(1000)?;
 //! let n = 1000u32;
-//! let mut launch = gpu.stream().launch_builder(smoke.function());
-//! launch.arg(&out).arg(&n);
-//! unsafe { launch.launch(LaunchConfig::for_num_elems(n)) }.map_err(|e| gpu.driver_error("launch", e))?;
-//! gpu.wait(std::time::Duration::from_secs(10))?;
+//! // smoke_iota(out: *mut u32, n: u32): 4 blocks of 256 threads, no dynamic shared memory.
+//! unsafe { launch!(kernels.smoke_iota<<<4, 256, 0, gpu>>>(&out, n)) }?;
+//! gpu.wait(Duration::from_secs(10))?; // a kernel that never finishes is Error::Timeout
 //! assert_eq!(gpu.download(&out)?[999], 999);
+//! // A device static of the kernel crate: #[unsafe(no_mangle)] static CALLS: Atomic<u32, Gpu>
+//! let calls: u32 = kernels.read_global(&gpu, "CALLS")?;
 //! # Ok(()) }
 //! ```
 
@@ -31,6 +36,7 @@ mod cluster;
 mod cooperative;
 mod error;
 mod gpu;
+mod launch;
 mod mapped;
 pub mod sys;
 
@@ -39,6 +45,7 @@ pub use cooperative::CoopLimit;
 pub use cudarc;
 pub use error::{Error, Result};
 pub use gpu::{driver_available, Gpu, Kernel, Module};
+pub use launch::{launch_config, Dim3, Launch};
 pub use mapped::{MappedBuffer, MappedWord};
 /// The device crate, whose primitives this crate also runs on the host (see [`sys`]).
 pub use ptx_sync;

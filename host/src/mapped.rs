@@ -28,6 +28,16 @@ pub struct MappedBuffer<T: MappedWord> {
     _t: PhantomData<T>,
 }
 
+impl<T: MappedWord> std::fmt::Debug for MappedBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MappedBuffer")
+            .field("word", &std::any::type_name::<T>())
+            .field("len", &self.len)
+            .field("device_ptr", &format_args!("{:#x}", self.device))
+            .finish()
+    }
+}
+
 // SAFETY: the memory is only accessed through atomics on the host.
 unsafe impl<T: MappedWord> Send for MappedBuffer<T> {}
 unsafe impl<T: MappedWord> Sync for MappedBuffer<T> {}

@@ -8,6 +8,7 @@ mod barrier;
 mod cluster;
 mod convergence;
 mod harness;
+mod host_api;
 mod latch;
 mod message;
 mod misuse;

@@ -36,7 +36,7 @@ fn run<'a>(
     let mut launch = ctx.gpu.cluster_launch(kernel);
     push(&mut launch);
     let start = Instant::now();
-    let limit = match unsafe { launch.launch(cfg) } {
+    let limit = match unsafe { launch.launch_cluster(cfg) } {
         Ok(l) => l,
         Err(err @ Error::NoClusters { .. }) => return Ok(Err(err.to_string())),
         Err(err) => return Err(err.to_string()),

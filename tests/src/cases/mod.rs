@@ -5,6 +5,7 @@ pub mod barrier;
 pub mod cluster;
 pub mod convergence;
 pub mod harness;
+pub mod host_api;
 pub mod latch;
 pub mod message;
 pub mod misuse;
@@ -37,5 +38,6 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(sys::tests());
     all.extend(cluster::tests());
     all.extend(readme::tests());
+    all.extend(host_api::tests());
     all
 }
