@@ -1,22 +1,16 @@
 //! # ptx-sync
 //!
-//! Synchronization for GPU kernels written in Rust: scoped atomics, fences, volatile and MMIO
-//! access, in PTX that follows the PTX memory model, the way libcu++ (`cuda::atomic_ref`,
-//! `cuda::atomic_thread_fence`) gives them to CUDA C++.
+//! Synchronization for GPU kernels written in Rust and compiled by rustc's own
+//! `nvptx64-nvidia-cuda` target: scoped atomics, fences, volatile and MMIO access, and the
+//! primitives built on them (locks, semaphores, latches, block, grid and cluster barriers), as
+//! `#[inline(always)]` PTX `asm!` that follows the PTX memory model: what libcu++
+//! (`cuda::atomic_ref`, `cuda::atomic_thread_fence`, `cuda::latch`, `cuda::barrier`,
+//! `cuda::counting_semaphore`) and cooperative groups give CUDA C++.
 //!
-//! - [`Atomic<T, S>`]: an atomic `T` at scope `S` ([`Cta`], [`Cluster`], [`Gpu`], [`Sys`]);
-//!   owned (`static`, shared memory) or over a kernel's raw pointer ([`Atomic::from_ptr`]).
-//!   Orders are [`core::sync::atomic::Ordering`], re-exported as [`Ordering`].
-//! - [`fence()`], [`compiler_fence`]: `fence.acq_rel` / `fence.sc` per scope.
-//! - [`volatile`]: `ld/st.volatile` and `ld/st.mmio.relaxed.sys`.
-//! - `block::sync()` (GPU only): a convergence-safe block barrier (`barrier.sync 0`).
-//! - [`Mutex`] (and [`SpinLock`]): a warp-aggregated lock with an RAII guard, waiting with a
-//!   [`Backoff`] policy ([`NanoSleep`] by default, [`Spin`]).
-//!
-//! The crate is `no_std`, depends on `core` only, and has two backends with one API: PTX
-//! `asm!` when compiled for `nvptx64-nvidia-cuda`, and `core::sync::atomic` on any other
-//! target, so algorithms written against it run in ordinary host tests too. The module
-//! [`atomic`] has the table of the exact PTX each order emits.
+//! The crate is `no_std`, depends on `core` only, and has two backends with one API: PTX `asm!`
+//! when compiled for `nvptx64-nvidia-cuda`, and `core::sync::atomic` on any other target, so
+//! algorithms written against it run in ordinary host tests (and loom) too. Items marked "GPU
+//! only" below exist only in the nvptx build (docs.rs documents that build).
 //!
 //! ```
 //! use ptx_sync::{Atomic, Gpu, Ordering::*};
@@ -30,9 +24,201 @@
 //!     assert_eq!(data.load(Relaxed), 42);
 //! }
 //! ```
+//!
+//! ## Building kernels
+//!
+//! Kernels need sm_70 or newer and PTX ISA 8.4 (`.b128` atomics at `.sys` scope need 8.4,
+//! `ld/st.mmio` 8.2), and `core` built from source (there is no prebuilt nvptx `rust-std`):
+//!
+//! ```text
+//! RUSTC_BOOTSTRAP=1 \
+//! RUSTFLAGS="-C target-cpu=sm_90 -C target-feature=+ptx84 -Zmir-enable-passes=-JumpThreading" \
+//!     cargo build --release --target nvptx64-nvidia-cuda -Zbuild-std=core
+//! ```
+//!
+//! (`-Zmir-enable-passes=-JumpThreading` keeps rustc 1.95 from duplicating block barriers into
+//! divergent branches, rust-lang/rust#137086), or, from the host crate's `build.rs`,
+//! `ptx_sync_build::PtxBuilder` (crate `ptx-sync-build`), which sets these flags. Without `-C target-cpu=sm_70` (or newer) or without
+//! `-C target-feature=+ptx84`, this crate stops the build with a `compile_error!` that names
+//! the flag, instead of emitting PTX that ptxas or the driver refuses later. Running the PTX
+//! needs a CUDA 12.4+ driver. `sm_80` adds `BlockBarrier`, `sm_90` adds `AtomicU128`, the
+//! `cluster` module and the [`Cluster`] scope.
+//!
+//! ## What is in the crate
+//!
+//! `S` is a scope's PTX qualifier, `T` the instruction type, `B` a waiting policy. The exact
+//! PTX of every order is in the [`atomic`] module's table.
+//!
+//! | Item | Source | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------|--------------|--------------------|
+//! | [`Atomic<T, S>`](Atomic) (`T`: [`AtomicValue`]; aliases [`AtomicU32`], [`AtomicI32`], [`AtomicU64`], [`AtomicI64`], [`AtomicF32`], [`AtomicF64`]): `new`, [`from_ptr`](Atomic::from_ptr), `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_add/sub/and/or/xor/min/max`, `fetch_inc/dec`, `red_*` | `device/src/atomic/` (`mod.rs`, `int.rs`, `float.rs`, `ptx.rs`) | `ld.relaxed.S` / `ld.acquire.S`, `st.relaxed.S` / `st.release.S`, `atom.<sem>.S.<op>.T`, `red.<sem>.S.<op>.T`; SeqCst: a leading `fence.sc.S` | `cuda::atomic<T, Scope>`, `cuda::atomic_ref<T, Scope>`; `atomicAdd`, `atomicCAS`, `atomicExch`... (relaxed) |
+//! | `AtomicU128<S>` (sm_90, GPU only): `load`, `store`, `swap`, `compare_exchange` | `device/src/atomic/wide.rs` | `ld.<sem>.S.b128`, `st.<sem>.S.b128`, `atom.<sem>.S.exch.b128`, `atom.<sem>.S.cas.b128` | `cuda::atomic_ref` of a 16-byte type; 128-bit `atomicCAS` / `atomicExch` (sm_90) |
+//! | `Atomic::wait`, `wait_until`, `wait_until_for` | `device/src/atomic/waiting.rs` | `ld.<sem>.S` polling with `nanosleep.u32` | `cuda::atomic_ref::wait` |
+//! | [`fence::<S>(order)`](fence()) | `device/src/fence.rs` | `fence.acq_rel.S` (Acquire, Release, AcqRel), `fence.sc.S` (SeqCst) | `cuda::atomic_thread_fence(order, scope)`; `__threadfence_block()`, `__threadfence()`, `__threadfence_system()` |
+//! | [`compiler_fence(order)`](compiler_fence) | `device/src/fence.rs` | nothing (an empty `asm!`: a compiler barrier) | `cuda::atomic_signal_fence`, `asm volatile("" ::: "memory")` |
+//! | [`volatile::read_volatile`], [`volatile::write_volatile`] ([`volatile::Word`]: `u32 i32 f32 u64 i64 f64`) | `device/src/volatile.rs` | `ld.volatile.bN`, `st.volatile.bN` | a `volatile` access |
+//! | [`volatile::read_mmio`], [`volatile::write_mmio`] | `device/src/volatile.rs` | `ld.mmio.relaxed.sys.bN`, `st.mmio.relaxed.sys.bN` | inline PTX `ld.mmio` / `st.mmio` |
+//! | [`Mutex<T, S, B>`](Mutex), [`MutexGuard`], [`SpinLock<S, B>`](SpinLock) (`Mutex<(), S, B>`): `lock`, `try_lock`, `try_lock_for`, `from_ptr`, `DATA_OFFSET`, `data_ptr` | `device/src/mutex.rs` | `activemask.b32` + `match.any.sync.b64` (the lanes on the same mutex), `atom.acquire.S.cas.b32`, `ld.relaxed.S` polling with `nanosleep.u32`, `bar.warp.sync` (turns inside the warp), `st.release.S.b32` (unlock) | none in libcu++: a hand-written `atomicCAS` lock, or `cuda::binary_semaphore` used as one |
+//! | [`TicketLock<T, S, B>`](TicketLock), [`TicketGuard`] (FIFO) | `device/src/ticket.rs` | `atom.relaxed.S.add.u32` (ticket), `ld.acquire.S` polling (turn), `st.release.S` (unlock) | none (libcu++ has no fair lock) |
+//! | [`Semaphore<S, MAX, B>`](Semaphore), [`BinarySemaphore<S, B>`](BinarySemaphore): `acquire`, `try_acquire`, `try_acquire_for`, `release(n)` | `device/src/semaphore.rs` | `ld.relaxed.S` then `atom.acquire.S.cas.b32` (acquire), `atom.release.S.add.u32` (release) | `cuda::counting_semaphore<Scope, MAX>`, `cuda::binary_semaphore<Scope>` |
+//! | [`Latch<S, B>`](Latch): `count_down(n)`, `try_wait`, `wait`, `wait_for`, `arrive_and_wait` | `device/src/latch.rs` | `atom.release.S.add.u32` of `-n`, `ld.acquire.S` polling; `arrive_and_wait` per warp: `match.any.sync.b64`, `bar.warp.sync` | `cuda::latch<Scope>` |
+//! | [`Barrier<S, B>`](Barrier), [`Token`]: `arrive`, `wait`, `wait_for`, `arrive_and_wait(_with)`, `arrive_and_drop` | `device/src/barrier.rs` | `atom.acq_rel.S.add.u32` (arrive), `st.release.S` (next phase), `ld.acquire.S` polling; per warp `match.any.sync.b64`, `bar.warp.sync` | `cuda::barrier<Scope>` |
+//! | `BlockBarrier`, `BlockToken` (sm_80, GPU only, shared memory) | `device/src/block_barrier.rs` | `mbarrier.init/arrive/arrive_drop/test_wait.shared.b64`; `mbarrier.try_wait` on sm_90 | `cuda::barrier<cuda::thread_scope_block>` in shared memory |
+//! | `GridBarrier<B>` (GPU only, cooperative launch): `from_ptr`, `sync` | `device/src/grid.rs` | `barrier.sync 0`, `atom.release.gpu.add.u32`, `ld.acquire.gpu` polling, `barrier.sync 0` | `cooperative_groups::this_grid().sync()` |
+//! | `cluster::{sync, arrive, arrive_relaxed, wait, map_shared, block_rank, block_count, index_x}` (sm_90, GPU only) | `device/src/cluster.rs` | `barrier.cluster.arrive.release` / `.relaxed`, `barrier.cluster.wait.acquire`, `mapa.u64`, `%cluster_ctarank`, `%cluster_nctarank`, `%clusterid.x` | `cooperative_groups::this_cluster()`: `sync()`, `barrier_arrive()`, `barrier_wait()`, `map_shared_rank()`, `block_rank()`, `num_blocks()` |
+//! | `block::{sync, dynamic_shared_memory, thread_rank, rank, count, thread_x/y/z, dim_x/y/z, index_x/y/z, grid_x/y/z}` (GPU only) | `device/src/block.rs` | `barrier.sync 0`, `cvta.shared.u64` of an `.extern .shared` array, `mov.u32` of `%tid`, `%ntid`, `%ctaid`, `%nctaid` | `__syncthreads()`, `extern __shared__`, `threadIdx`, `blockDim`, `blockIdx`, `gridDim` |
+//! | [`warp`]`::{lane, active_mask, sync, match_any, peers}` | `device/src/warp.rs` | `%laneid`, `activemask.b32`, `bar.warp.sync`, `match.any.sync.b64` | lane id, `__activemask()`, `__syncwarp(mask)`, `__match_any_sync(mask, value)` |
+//! | [`wait`]: [`Backoff`], [`NanoSleep<MIN, MAX>`](NanoSleep) (the default), [`Spin`], [`TimedOut`], [`wait::poll_until`], [`wait::poll_until_for`], [`wait::sleep_ns`], `wait::global_timer_ns` (GPU only) | `device/src/wait.rs` | `nanosleep.u32`, `%globaltimer` | `__nanosleep(ns)`, `%globaltimer` through `asm` |
+//! | [`CachePadded<T>`](CachePadded) | `device/src/cache_padded.rs` | nothing (`align(128)`: one L2 line) | `alignas(128)` |
+//! | [`scope`]: [`Cta`], [`Cluster`] (sm_90), [`Gpu`], [`Sys`]; [`Scope`], [`ScopeKind`] | `device/src/scope.rs` | `.cta`, `.cluster`, `.gpu`, `.sys` | `cuda::thread_scope_block`, `thread_scope_cluster`, `thread_scope_device`, `thread_scope_system` |
+//! | [`Ordering`] (`core::sync::atomic::Ordering`) | `device/src/order.rs` (its PTX `.sem`) | `.relaxed`, `.acquire`, `.release`, `.acq_rel`; SeqCst as `fence.sc` | `cuda::std::memory_order` |
+//!
+//! Every primitive lives in shared or global (or mapped host) memory, never in a kernel's
+//! local variable (`.local` memory, where atomics are undefined; debug builds trap there):
+//! `new` for a `static` or shared memory, `from_ptr` for memory the host allocated (zeroed
+//! memory is an unlocked lock, an empty semaphore, an open latch, a fresh grid barrier).
+//! [`Mutex`], [`Latch`] and [`Barrier`] aggregate the lanes of a warp per object: lanes that
+//! use different locks, latches or barriers at the same time each act on their own.
+//!
+//! ## Coming from CUDA C++
+//!
+//! | CUDA C++ | ptx-sync |
+//! |----------|----------|
+//! | `__syncthreads()` | `block::sync()` (`barrier.sync 0`: the non-`.aligned` form, safe where rustc duplicates it into divergent branches) |
+//! | `__syncwarp(mask)`, `__syncwarp()` | [`warp::sync(mask)`](warp::sync), `warp::sync(u32::MAX)` |
+//! | `__activemask()`, `__match_any_sync(mask, v)` | [`warp::active_mask()`](warp::active_mask), [`warp::match_any(mask, v)`](warp::match_any) |
+//! | `__threadfence_block()` | `fence::<Cta>(SeqCst)`: `fence.sc.cta` |
+//! | `__threadfence()` (CUDA: the same as `cuda::atomic_thread_fence(memory_order_seq_cst, thread_scope_device)`) | `fence::<Gpu>(SeqCst)`: `fence.sc.gpu`. A release or acquire pattern needs only `fence::<Gpu>(Release)` / `(Acquire)`: `fence.acq_rel.gpu` |
+//! | `__threadfence_system()` | `fence::<Sys>(SeqCst)`: `fence.sc.sys` |
+//! | `atomicAdd(p, v)` (relaxed, device scope) | `Atomic::<u32, Gpu>::from_ptr(p).fetch_add(v, Relaxed)`; `red_add(v, Relaxed)` when the old value is not needed |
+//! | `atomicCAS(p, expected, v)` | `compare_exchange(expected, v, Relaxed, Relaxed)`: `Ok(old)` or `Err(old)` (`unwrap_or_else(identity)` is CUDA's return value) |
+//! | `atomicExch(p, v)` | `swap(v, Relaxed)` |
+//! | `atomicAdd_block(p, v)`, `atomicAdd_system(p, v)` | `Atomic::<u32, Cta>::from_ptr(p).fetch_add(v, Relaxed)`, `Atomic::<u32, Sys>::from_ptr(p).fetch_add(v, Relaxed)` |
+//! | `cuda::atomic_ref<T, cuda::thread_scope_device> a(*p)` | `let a = unsafe { Atomic::<T, Gpu>::from_ptr(p) };` with an explicit order on every call (libcu++'s default, `memory_order_seq_cst`, is `SeqCst`) |
+//! | `cuda::latch<cuda::thread_scope_device>` | [`Latch<Gpu>`](Latch) |
+//! | `cuda::barrier<cuda::thread_scope_block>` | `BlockBarrier` (hardware `mbarrier`, sm_80, shared memory) or [`Barrier<Cta>`](Barrier) (any memory, completion step) |
+//! | `cuda::barrier<cuda::thread_scope_device>` | [`Barrier<Gpu>`](Barrier) |
+//! | `cuda::counting_semaphore<cuda::thread_scope_device, N>`, `cuda::binary_semaphore<cuda::thread_scope_device>` | [`Semaphore<Gpu, N>`](Semaphore), [`BinarySemaphore<Gpu>`](BinarySemaphore) |
+//! | `cooperative_groups::this_grid().sync()` | `GridBarrier::from_ptr(word).sync()` on a zeroed `u32`, in a cooperative launch |
+//! | `cooperative_groups::this_cluster().sync()` (`cluster.sync()`) | `cluster::sync()` |
+//! | `cluster.map_shared_rank(p, rank)` | `cluster::map_shared(p, rank)` |
+//! | `__nanosleep(ns)` | [`wait::sleep_ns(ns)`](wait::sleep_ns) |
+//! | `extern __shared__ char smem[];` | `block::dynamic_shared_memory()` |
+//! | `threadIdx.x`, `blockIdx.x`, `blockDim.x`, `gridDim.x` | `block::thread_x()`, `block::index_x()`, `block::dim_x()`, `block::grid_x()` |
+//!
+//! ## A kernel and its host side
+//!
+//! Counting keys in a hash table with one [`Mutex`] per bucket, in memory the host allocated
+//! and zeroed (a zeroed `Mutex<u32, Gpu>` is unlocked and holds 0; it is 8 bytes: the lock
+//! word, then the data at [`Mutex::DATA_OFFSET`]). The lanes of a warp lock different buckets
+//! independently; lanes on the same bucket take turns inside the warp. This kernel is
+//! `count_keys` in `examples/kernels/src/lib.rs`, which CI builds to PTX (with
+//! `ptx-sync-build`) together with the host program in `examples/app`.
+//!
+//! ```ignore
+//! // kernels/src/lib.rs: a `cdylib` built for nvptx64-nvidia-cuda (panic = "abort").
+//! #![no_std]
+//! #![feature(abi_ptx, stdarch_nvptx)]
+//!
+//! use ptx_sync::block::{dim_x, index_x, thread_x};
+//! use ptx_sync::{Atomic, Gpu, Mutex, Ordering::*};
+//!
+//! #[panic_handler]
+//! fn panic(_: &core::panic::PanicInfo) -> ! {
+//!     unsafe { core::arch::nvptx::trap() }
+//! }
+//!
+//! fn bucket_of(key: u32, bucket_bits: u32) -> u32 {
+//!     key.wrapping_mul(0x9E37_79B9) >> (32 - bucket_bits)
+//! }
+//!
+//! /// Counts `keys[0..n]`: bucket `b` is `locks[b]` (its data: the entries in use) and the
+//! /// entries `table_keys/table_counts[b * slots..][..slots]`.
+//! #[unsafe(no_mangle)]
+//! pub unsafe extern "ptx-kernel" fn count_keys(
+//!     keys: *const u32,
+//!     n: u32,
+//!     locks: *mut Mutex<u32, Gpu>,
+//!     bucket_bits: u32,
+//!     slots: u32,
+//!     table_keys: *mut u32,
+//!     table_counts: *mut u32,
+//!     overflow: *mut u32,
+//! ) {
+//!     let i = index_x() * dim_x() + thread_x();
+//!     if i >= n {
+//!         return;
+//!     }
+//!     unsafe {
+//!         let key = *keys.add(i as usize);
+//!         let bucket = bucket_of(key, bucket_bits);
+//!         // atom.cas.acquire.gpu (or a turn after another lane of the warp, bar.warp.sync)
+//!         let mut used = Mutex::from_ptr(locks.add(bucket as usize)).lock();
+//!         let base = (bucket * slots) as usize;
+//!         match (0..*used as usize).find(|&j| *table_keys.add(base + j) == key) {
+//!             Some(j) => *table_counts.add(base + j) += 1,
+//!             None if *used < slots => {
+//!                 *table_keys.add(base + *used as usize) = key;
+//!                 *table_counts.add(base + *used as usize) = 1;
+//!                 *used += 1;
+//!             }
+//!             None => Atomic::<u32, Gpu>::from_ptr(overflow).store(1, Relaxed),
+//!         }
+//!     } // the guard's drop: st.release.gpu, or the next lane's turn
+//! }
+//! ```
+//!
+//! The host side, with `ptx-sync-host` (and `ptx-sync-build` in `build.rs`):
+//!
+//! ```text
+//! // build.rs: builds ../kernels to PTX (the sm_90 flags above) and sets KERNELS_PTX.
+//! ptx_sync_build::PtxBuilder::new("../kernels").arch(ptx_sync_build::Arch::Sm90).build()?;
+//!
+//! // src/main.rs
+//! use ptx_sync_host::{launch, Gpu};
+//!
+//! let gpu = Gpu::open(0)?;
+//! let kernels = gpu.load_ptx_str("kernels.ptx", include_str!(env!("KERNELS_PTX")))?;
+//! let (bucket_bits, slots) = (12u32, 8u32);
+//! let buckets = 1usize << bucket_bits;
+//! let n = keys.len() as u32;
+//! let keys = gpu.upload(&keys)?;
+//! // Zeroed: 4096 unlocked Mutex<u32, ptx_sync::Gpu>, two u32 words each.
+//! let locks = gpu.zeros::<u32>(buckets * size_of::<ptx_sync::Mutex<u32, ptx_sync::Gpu>>() / 4)?;
+//! let table_keys = gpu.zeros::<u32>(buckets * slots as usize)?;
+//! let table_counts = gpu.zeros::<u32>(buckets * slots as usize)?;
+//! let overflow = gpu.zeros::<u32>(1)?;
+//! unsafe {
+//!     launch!(kernels.count_keys<<<n.div_ceil(256), 256, 0, gpu>>>(
+//!         &keys, n, &locks, bucket_bits, slots, &table_keys, &table_counts, &overflow
+//!     ))
+//! }?;
+//! gpu.wait(std::time::Duration::from_secs(10))?; // a deadlock becomes an error, not a hang
+//! assert_eq!(gpu.download(&overflow)?, [0]);
+//! let counts = gpu.download(&table_counts)?;
+//! ```
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
+// docs.rs (nightly, `--cfg docsrs`): mark each item with the target and arch it needs.
+#![cfg_attr(docsrs, feature(doc_cfg), doc(auto_cfg(hide(loom))))]
 #![warn(missing_docs)]
+
+// The GPU build needs an architecture and a PTX ISA the crate's instructions exist in. Without
+// `-C target-cpu`, rustc emits PTX for sm_30, which ptxas or the driver would refuse much
+// later with an error about one instruction; say what to set instead.
+#[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_70")))]
+compile_error!(
+    "ptx-sync needs sm_70 or newer: build with -C target-cpu=sm_70 (or sm_75, sm_80, sm_90) \
+     in RUSTFLAGS, e.g. RUSTFLAGS=\"-C target-cpu=sm_90 -C target-feature=+ptx84\" (without \
+     it rustc targets sm_30, which has no .acquire/.release atomics, fence.sc, nanosleep or \
+     match.any), or use ptx_sync_build::PtxBuilder, which sets it"
+);
+#[cfg(all(target_arch = "nvptx64", not(target_feature = "ptx84")))]
+compile_error!(
+    "ptx-sync needs PTX ISA 8.4: build with -C target-feature=+ptx84 in RUSTFLAGS (.b128 \
+     atomics at .sys scope need ISA 8.4, ld/st.mmio needs 8.2; loading the PTX needs a CUDA \
+     12.4+ driver), or use ptx_sync_build::PtxBuilder, which sets it"
+);
 
 // The warp emulation is test support that needs threads (see `warp::emulation`).
 #[cfg(all(feature = "warp-emulation", not(target_arch = "nvptx64"), not(loom)))]

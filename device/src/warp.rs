@@ -1,7 +1,7 @@
 //! The warp-level facts the primitives need: which lane this is, which lanes run together,
 //! which of them name the same object, and a warp barrier.
 //!
-//! On the host every thread is a warp of one, except inside [`emulation::launch`] (feature
+//! On the host every thread is a warp of one, except inside `emulation::launch` (feature
 //! `warp-emulation`), where `std` threads play the lanes of real warps so that warp-level code
 //! can fail in `cargo test`.
 

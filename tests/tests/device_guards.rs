@@ -1,0 +1,99 @@
+//! The device crate's compile-time guards (device/src/lib.rs): built for nvptx64-nvidia-cuda
+//! below sm_70, or without PTX ISA 8.4, `ptx-sync` stops with a `compile_error!` that names
+//! the missing flag; with `-C target-cpu=sm_70 -C target-feature=+ptx84` it builds.
+//!
+//! Each case is a nested `cargo build -p ptx-sync --target nvptx64-nvidia-cuda
+//! -Zbuild-std=core --release` in the workspace root, into `target/guard-check` (each set of
+//! flags keeps its own `core` there: about 12 s per case the first time, under a second after).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SM70_MESSAGE: &str =
+    "ptx-sync needs sm_70 or newer: build with -C target-cpu=sm_70 (or sm_75, sm_80, sm_90)";
+const PTX84_MESSAGE: &str = "ptx-sync needs PTX ISA 8.4: build with -C target-feature=+ptx84";
+
+/// Variables of the surrounding `cargo test` that must not reach the nested nvptx build
+/// (host flags, wrappers, another target dir, a jobserver). Any `CARGO_BUILD_*`,
+/// `CARGO_TARGET_*` and `CARGO_PROFILE_*` variable is removed too.
+const LEAKY_ENV: &[&str] = &[
+    "RUSTFLAGS",
+    "CARGO_ENCODED_RUSTFLAGS",
+    "RUSTDOCFLAGS",
+    "CARGO_ENCODED_RUSTDOCFLAGS",
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "CARGO_TARGET_DIR",
+    "CARGO_MAKEFLAGS",
+    "MAKEFLAGS",
+    "MFLAGS",
+    "CARGO_PRIMARY_PACKAGE",
+    "CARGO_MANIFEST_DIR",
+    "CARGO_MANIFEST_PATH",
+];
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// Builds the device crate for nvptx with `rustflags`; returns cargo's output.
+fn build_device(rustflags: &str) -> Output {
+    let root = workspace_root();
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    for (var, _) in std::env::vars_os() {
+        let v = var.to_string_lossy();
+        let prefixed = ["CARGO_BUILD_", "CARGO_TARGET_", "CARGO_PROFILE_"]
+            .iter()
+            .any(|p| v.starts_with(p));
+        if prefixed || LEAKY_ENV.contains(&&*v) {
+            cmd.env_remove(&var);
+        }
+    }
+    cmd.current_dir(&root)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env("RUSTFLAGS", rustflags)
+        .args(["build", "-p", "ptx-sync", "--target", "nvptx64-nvidia-cuda"])
+        .args(["-Zbuild-std=core", "--release", "--target-dir"])
+        .arg(root.join("target/guard-check"));
+    cmd.output().expect("could not run cargo")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn below_sm_70_is_a_compile_error_that_names_target_cpu() {
+    let out = build_device("-C target-cpu=sm_60 -C target-feature=+ptx84");
+    let err = stderr(&out);
+    assert!(!out.status.success(), "built for sm_60:\n{err}");
+    assert!(err.contains(SM70_MESSAGE), "no sm_70 guard message:\n{err}");
+    assert!(
+        err.contains("ptx_sync_build::PtxBuilder"),
+        "the message does not name the builder:\n{err}"
+    );
+    assert!(!err.contains(PTX84_MESSAGE), "+ptx84 was given:\n{err}");
+}
+
+#[test]
+fn without_ptx84_is_a_compile_error_that_names_the_feature() {
+    let out = build_device("-C target-cpu=sm_70");
+    let err = stderr(&out);
+    assert!(!out.status.success(), "built without +ptx84:\n{err}");
+    assert!(
+        err.contains(PTX84_MESSAGE),
+        "no ptx84 guard message:\n{err}"
+    );
+    assert!(!err.contains(SM70_MESSAGE), "sm_70 was given:\n{err}");
+}
+
+#[test]
+fn sm_70_with_ptx84_builds() {
+    let out = build_device("-C target-cpu=sm_70 -C target-feature=+ptx84");
+    let err = stderr(&out);
+    assert!(out.status.success(), "sm_70 + ptx84 did not build:\n{err}");
+    assert!(!err.contains(SM70_MESSAGE) && !err.contains(PTX84_MESSAGE));
+}
