@@ -471,3 +471,21 @@ fn convergence_regression_kernel_has_only_non_aligned_barriers() {
         "aligned barrier in convergence_regression: {barriers:?}"
     );
 }
+
+#[test]
+fn syncthreads_shape_keeps_one_barrier_per_call() {
+    // tests/kernels/src/convergence.rs: two `_syncthreads()` calls in a loop. Duplicated into
+    // divergent arms (rustc 1.95 without the builder's -JumpThreading), `.aligned` barriers
+    // hang; built the way ptx-sync-build builds, each call stays one instruction.
+    let root = xtask::workspace_root();
+    let ptx_path = xtask::build_ptx(&root.join("tests/kernels"), xtask::Arch::Sm90)
+        .unwrap_or_else(|e| panic!("building the test kernels failed:\n{e}"));
+    let found = kernels(&std::fs::read_to_string(&ptx_path).unwrap());
+    let insns = &found["convergence_syncthreads_shape"];
+    let barriers: Vec<_> = insns.iter().filter(|i| i.starts_with("bar")).collect();
+    assert_eq!(
+        barriers.len(),
+        2,
+        "convergence_syncthreads_shape: expected its 2 barriers once each, got {barriers:?}"
+    );
+}

@@ -32,3 +32,29 @@ pub unsafe extern "ptx-kernel" fn convergence_regression(
         Atomic::<u32, Gpu>::from_ptr(done).fetch_add(1, Relaxed);
     }
 }
+
+/// The same shape with `core::arch::nvptx::_syncthreads()` (`barrier.sync.aligned`), never run:
+/// its PTX is the check (tests/tests/golden_ptx.rs). rustc 1.95 without
+/// `-Zmir-enable-passes=-JumpThreading` copies each barrier into both arms of `if t == 0`,
+/// and with `.aligned` thread 0 and its warp then wait at different instructions (a hang on the
+/// H100). ptx-sync-build passes that flag to rustc older than 1.99; from 1.99 rustc no longer
+/// jump-threads GPU code. Either way this kernel must have exactly one barrier per source call.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn convergence_syncthreads_shape(
+    arrived: *mut u32,
+    rounds: u32,
+) {
+    let t = _thread_idx_x();
+    let blocks = _grid_dim_x() as u32;
+    let arrived = Atomic::<u32, Gpu>::from_ptr(arrived);
+    for round in 0..rounds {
+        if t == 0 {
+            arrived.fetch_add(1, Release);
+        }
+        core::arch::nvptx::_syncthreads();
+        if t == 0 {
+            while arrived.load(Acquire) < (round + 1) * blocks {}
+        }
+        core::arch::nvptx::_syncthreads();
+    }
+}
