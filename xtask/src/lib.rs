@@ -14,7 +14,10 @@ pub use bench::stage_bench;
 pub use litmus::stage_litmus;
 pub use ptx::{build_all, build_ptx, clippy_ptx, ptx_stem, KERNEL_CRATES, TARGET};
 pub use ptx_sync_build::{self as build, Arch};
-pub use ptxas::{find_ptxas, ptxas_check, INSTALL_HINT};
+pub use ptxas::{
+    download_disabled, find_ptxas, install_hint, ptxas_check, tools_dir, PtxasWheel,
+    NO_DOWNLOAD_ENV, PTXAS_CUDA12, PTXAS_CUDA13,
+};
 pub use stage::stage;
 
 use std::path::PathBuf;

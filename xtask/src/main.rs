@@ -16,6 +16,7 @@ cargo xtask <command> [options]
   build-ptx [--arch sm_90]        build every kernel crate to PTX, print the paths
   ptxas [--arch sm_XX]            build and assemble every kernel crate with ptxas; default:
                                   sm_75, sm_80, sm_90, and sm_70 when a CUDA 12 ptxas is found
+                                  or could be downloaded (see ptxas below)
   stage [--dir .stage/gpu] [--arch sm_90]
                                   put the GPU runner, the PTX and run.sh into one folder; copy
                                   it to a GPU machine (no Rust needed there) and run ./run.sh
@@ -36,8 +37,12 @@ cargo xtask <command> [options]
                                   for nvptx (default: sm_80 and sm_90)
   help                            this text
 
-Archs: sm_70, sm_75, sm_80, sm_90. ptxas: $PTXAS ($PTXAS_SM70), PATH, /usr/local/cuda/bin,
-or `python3 -m pip install nvidia-cuda-nvcc nvidia-cuda-nvcc-cu12`.";
+Archs: sm_70, sm_75, sm_80, sm_90. ptxas: $PTXAS ($PTXAS_SM70 for sm_70), PATH,
+/usr/local/cuda/bin, Python's pip wheels (nvidia-cuda-nvcc, nvidia-cuda-nvcc-cu12), then the
+project's own: target/ci/cuda13, target/ci/cuda12 (.ci/run), target/tools. With none found, the
+pinned wheels' ptxas is downloaded from PyPI into target/tools (python3, no pip; CUDA 13 for
+sm_75+, CUDA 12.9 for sm_70); PTX_SYNC_NO_DOWNLOAD=1 turns that off (cargo test then ignores
+the ptxas checks it cannot run, saying why).";
 
 #[derive(Default)]
 struct Args {
