@@ -22,7 +22,13 @@ fn main() {
         exit(1)
     });
     let ptx_dir = ptx.parent().expect("the PTX file lives in a directory");
+    // The examples/ project (a user's crate outside the workspace), for the `examples_app` case.
+    let app = xtask::build_examples_app(arch).unwrap_or_else(|e| {
+        eprintln!("gpu suite: building examples/ for {arch} failed:\n{e}");
+        exit(1)
+    });
     let status = Command::new(env!("CARGO_BIN_EXE_gpu-tests"))
+        .env("PTX_SYNC_EXAMPLES_APP", app)
         .arg("--ptx-dir")
         .arg(ptx_dir)
         .status()

@@ -18,7 +18,7 @@ pub use ptxas::{
     download_disabled, find_ptxas, install_hint, ptxas_check, tools_dir, PtxasWheel,
     NO_DOWNLOAD_ENV, PTXAS_CUDA12, PTXAS_CUDA13,
 };
-pub use stage::stage;
+pub use stage::{build_examples_app, stage};
 
 use std::path::PathBuf;
 

@@ -7,6 +7,13 @@ use std::process::{Command, Stdio};
 /// The runner's binary target (tests/src/bin/gpu-tests.rs in package ptx-sync-tests).
 const RUNNER: &str = "gpu-tests";
 
+/// The examples app (examples/app in the examples/ project, outside the workspace), staged
+/// under this name next to the runner, whose test `examples_app` runs it.
+const EXAMPLES_APP: &str = "examples-app";
+
+/// The examples project's manifest, relative to the workspace root.
+const EXAMPLES_MANIFEST: &str = "examples/Cargo.toml";
+
 /// First line of the staged README.txt; marks a folder `stage` may overwrite.
 const MARK: &str = "ptx-sync GPU suite, staged by `cargo xtask stage`";
 
@@ -21,20 +28,26 @@ pub(crate) fn io<T>(what: &Path, r: std::io::Result<T>) -> Result<T, String> {
     r.map_err(|e| format!("{}: {e}", what.display()))
 }
 
-/// Builds the release `gpu-tests` runner and every kernel crate's PTX for `arch`, and puts them
-/// with `run.sh` and a README.txt into `dir` (`gpu-tests`, `ptx/*.ptx`): a folder that runs the
-/// GPU suite on any x86-64 Linux machine with an NVIDIA driver (no cargo, no CUDA toolkit).
-/// The runner is stripped. `dir` must be missing, empty, or an earlier stage.
+/// Builds the release `gpu-tests` runner, every kernel crate's PTX and the examples app
+/// (examples/, its kernels embedded) for `arch`, and puts them with `run.sh` and a README.txt
+/// into `dir` (`gpu-tests`, `ptx/*.ptx`, `examples-app`): a folder that runs the GPU suite on
+/// any x86-64 Linux machine with an NVIDIA driver (no cargo, no CUDA toolkit). The binaries
+/// are stripped. `dir` must be missing, empty, or an earlier stage.
 pub fn stage(dir: &Path, arch: Arch) -> Result<(), String> {
     check_dir(dir, MARK)?;
     let runner = build_bin("ptx-sync-tests", RUNNER)?;
     let ptx = build_all(arch)?;
+    let examples = build_examples_app(arch)?;
 
     copy_into(&ptx, &dir.join("ptx"))?;
     let bin = dir.join(RUNNER);
     let _ = fs::remove_file(&bin);
     io(&runner, fs::copy(&runner, &bin))?;
     strip(&bin);
+    let app = dir.join(EXAMPLES_APP);
+    let _ = fs::remove_file(&app);
+    io(&examples, fs::copy(&examples, &app))?;
+    strip(&app);
     write_script(&dir.join("run.sh"), RUN_SH)?;
     let readme = dir.join("README.txt");
     let names: Vec<String> = ptx
@@ -47,8 +60,13 @@ pub fn stage(dir: &Path, arch: Arch) -> Result<(), String> {
          ./run.sh --list          list the tests\n\
          ./run.sh --filter SUBSTR run the tests whose name contains SUBSTR\n\n\
          The last line is `N passed, N failed`. Exit status: 0 all passed, 1 failures,\n\
-         2 no CUDA driver. Needs no Rust and no CUDA toolkit, only libcuda.so.\n\
-         Files: gpu-tests (the runner), run.sh, ptx/{}.\n",
+         2 no CUDA driver. Needs no Rust and no CUDA toolkit, only libcuda.so.\n\n\
+         ./examples-app           the examples/ project (a user's crate: its kernels built by\n\
+         \x20                        ptx-sync-build, embedded, run through ptx-sync-host): prints\n\
+         \x20                        `example NAME: ok (...)` for each of its 4 examples; exit 0\n\
+         \x20                        all passed, 1 a failure, 2 no CUDA driver. The suite runs\n\
+         \x20                        it as the test examples_app.\n\
+         Files: gpu-tests (the runner), run.sh, {EXAMPLES_APP}, ptx/{}.\n",
         Arch::PTX_ISA.0,
         Arch::PTX_ISA.1,
         names.join(", ptx/"),
@@ -103,16 +121,38 @@ pub(crate) fn check_dir(dir: &Path, mark: &str) -> Result<(), String> {
 /// `cargo build --release -p <package> --bin <bin>`; returns the executable's path (from
 /// cargo's JSON messages, so `CARGO_TARGET_DIR` and `build.target-dir` are honoured).
 pub(crate) fn build_bin(package: &str, bin: &str) -> Result<PathBuf, String> {
-    let out = cargo()
-        .current_dir(workspace_root())
-        .args(["build", "--release", "-p", package, "--bin", bin])
+    let mut cmd = cargo();
+    cmd.current_dir(workspace_root())
+        .args(["build", "--release", "-p", package, "--bin", bin]);
+    cargo_executable(cmd, bin, &format!("package {package}"))
+}
+
+/// `cargo build --release --manifest-path examples/Cargo.toml --bin examples-app` with
+/// `PTX_SYNC_ARCH=<arch>` (its build.rs builds the kernels for that arch); returns the
+/// executable's path. The examples are their own workspace, with their own target directory
+/// (examples/target), as a user's project would be.
+pub fn build_examples_app(arch: Arch) -> Result<PathBuf, String> {
+    let root = workspace_root();
+    let mut cmd = cargo();
+    cmd.current_dir(&root)
+        .args(["build", "--release", "--manifest-path"])
+        .arg(root.join(EXAMPLES_MANIFEST))
+        .args(["--bin", EXAMPLES_APP])
+        .env(crate::build::ARCH_ENV, arch.to_string());
+    cargo_executable(cmd, EXAMPLES_APP, EXAMPLES_MANIFEST)
+}
+
+/// Runs `cmd` (a `cargo build` of binary `bin` from `what`) with JSON messages and returns the
+/// executable's path from them.
+fn cargo_executable(mut cmd: Command, bin: &str, what: &str) -> Result<PathBuf, String> {
+    let out = cmd
         .arg("--message-format=json-render-diagnostics")
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("could not run cargo: {e}"))?;
     if !out.status.success() {
         return Err(format!(
-            "building {bin} (package {package}) failed; cargo's output is above"
+            "building {bin} ({what}) failed; cargo's output is above"
         ));
     }
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -4,6 +4,7 @@ pub mod atomics;
 pub mod barrier;
 pub mod cluster;
 pub mod convergence;
+pub mod examples;
 pub mod harness;
 pub mod host_api;
 pub mod latch;
@@ -38,6 +39,7 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(sys::tests());
     all.extend(cluster::tests());
     all.extend(readme::tests());
+    all.extend(examples::tests());
     all.extend(host_api::tests());
     all
 }
