@@ -121,6 +121,15 @@ impl Toolchain {
                 command,
             });
         }
+        // One install at a time in this process (tests build PTX from several threads); the
+        // others find the components there when they get the lock.
+        static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
+        let missing = self.missing_components();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let command = self.install_command(&missing);
         eprintln!("ptx-sync-build: installing missing components: {command}");
         let mut words = command.split_whitespace();
         let program = words.next().unwrap_or("rustup");

@@ -33,7 +33,7 @@ if [ -x "$nvcc" ]; then
 else
     echo "nvcc not found: the C++ reference will not be measured"
 fi
-args+=(--meta "Rust=rustc 1.95.0 nvptx64-nvidia-cuda, -C target-cpu=$arch, PTX ISA 8.4, loaded with cudarc")
+args+=(--meta "Rust=$(cat RUSTC) nvptx64-nvidia-cuda, -C target-cpu=$arch, PTX ISA 8.4, loaded with cudarc")
 exec ./bench-gpu "${args[@]}" "$@"
 "#;
 
@@ -56,6 +56,11 @@ pub fn stage_bench(dir: &Path, arch: Arch) -> Result<(), String> {
     io(&runner, fs::copy(&runner, &bin))?;
     strip(&bin);
     io(dir, fs::write(dir.join("ARCH"), arch.to_string()))?;
+    // The toolchain that built the PTX, for the report's header (`rustc 1.99.1`).
+    let tc = ptx_sync_build::toolchain::Toolchain::detect_in(&workspace_root())
+        .map_err(|e| e.to_string())?;
+    let (major, minor, patch) = tc.version;
+    io(dir, fs::write(dir.join("RUSTC"), format!("rustc {major}.{minor}.{patch}")))?;
     write_script(&dir.join("run.sh"), RUN_SH)?;
     let readme = format!(
         "{MARK} for {arch}.\n\n./run.sh [--filter SUBSTR] [--reps N] on a machine with an NVIDIA driver; with\n\
