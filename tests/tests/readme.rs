@@ -10,7 +10,10 @@ fn readme_kernel_is_the_examples_kernel() {
     let start = readme
         .find("/// Sums `input` into `*total`")
         .expect("README has no first kernel");
-    let end = start + readme[start..].find("\n```").expect("unterminated code block");
+    let end = start
+        + readme[start..]
+            .find("\n```")
+            .expect("unterminated code block");
     let kernel = &readme[start..end];
     assert!(kernel.contains("#[unsafe(no_mangle)]"), "{kernel}");
     assert!(

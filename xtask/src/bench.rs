@@ -60,7 +60,10 @@ pub fn stage_bench(dir: &Path, arch: Arch) -> Result<(), String> {
     let tc = ptx_sync_build::toolchain::Toolchain::detect_in(&workspace_root())
         .map_err(|e| e.to_string())?;
     let (major, minor, patch) = tc.version;
-    io(dir, fs::write(dir.join("RUSTC"), format!("rustc {major}.{minor}.{patch}")))?;
+    io(
+        dir,
+        fs::write(dir.join("RUSTC"), format!("rustc {major}.{minor}.{patch}")),
+    )?;
     write_script(&dir.join("run.sh"), RUN_SH)?;
     let readme = format!(
         "{MARK} for {arch}.\n\n./run.sh [--filter SUBSTR] [--reps N] on a machine with an NVIDIA driver; with\n\
