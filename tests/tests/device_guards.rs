@@ -2,6 +2,10 @@
 //! below sm_70, or without PTX ISA 8.4, `ptx-sync` stops with a `compile_error!` that names
 //! the missing flag; with `-C target-cpu=sm_70 -C target-feature=+ptx84` it builds.
 //!
+//! rustc 1.97 and newer refuse a target-cpu below sm_70 themselves (and default to sm_70 with
+//! PTX ISA 7.0), so there the sm_70 guard is rustc's error and a build with no flags at all
+//! meets the ptx84 guard; on older rustc (default sm_30) it meets the sm_70 guard.
+//!
 //! Each case is a nested `cargo build -p ptx-sync --target nvptx64-nvidia-cuda
 //! -Zbuild-std=core --release` in the workspace root, into `target/guard-check` (each set of
 //! flags keeps its own `core` there: about 12 s per case the first time, under a second after).
@@ -39,9 +43,26 @@ fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The rustc this workspace builds with (its version decides which error a case expects),
+/// after installing the components an nvptx build needs if they are missing, as the builder
+/// does for this repository's own kernel crates.
+fn toolchain() -> xtask::build::toolchain::Toolchain {
+    let tc = xtask::build::toolchain::Toolchain::detect_in(&workspace_root())
+        .unwrap_or_else(|e| panic!("{e}"));
+    tc.ensure_components(true).unwrap_or_else(|e| panic!("{e}"));
+    tc
+}
+
+/// Whether this rustc refuses targets below sm_70 itself (from 1.97).
+fn rustc_refuses_old_archs() -> bool {
+    let (major, minor, _) = toolchain().version;
+    (major, minor) >= (1, 97)
+}
+
 /// Builds the device crate for nvptx with `rustflags`; returns cargo's output.
 fn build_device(rustflags: &str) -> Output {
     let root = workspace_root();
+    toolchain();
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     for (var, _) in std::env::vars_os() {
         let v = var.to_string_lossy();
@@ -70,6 +91,13 @@ fn below_sm_70_is_a_compile_error_that_names_target_cpu() {
     let out = build_device("-C target-cpu=sm_60 -C target-feature=+ptx84");
     let err = stderr(&out);
     assert!(!out.status.success(), "built for sm_60:\n{err}");
+    if rustc_refuses_old_archs() {
+        assert!(
+            err.contains("target cpu `sm_60` is known but unsupported"),
+            "rustc did not refuse sm_60:\n{err}"
+        );
+        return;
+    }
     assert!(err.contains(SM70_MESSAGE), "no sm_70 guard message:\n{err}");
     assert!(
         err.contains("ptx_sync_build::PtxBuilder"),
@@ -88,6 +116,22 @@ fn without_ptx84_is_a_compile_error_that_names_the_feature() {
         "no ptx84 guard message:\n{err}"
     );
     assert!(!err.contains(SM70_MESSAGE), "sm_70 was given:\n{err}");
+}
+
+/// The build a user gets by forgetting every flag: one guard or the other names what to add.
+#[test]
+fn no_flags_at_all_is_a_compile_error_that_names_the_fix() {
+    let out = build_device("");
+    let err = stderr(&out);
+    assert!(!out.status.success(), "built with no flags:\n{err}");
+    let (want, other) = if rustc_refuses_old_archs() {
+        (PTX84_MESSAGE, SM70_MESSAGE) // rustc's default is sm_70, PTX ISA 7.0
+    } else {
+        (SM70_MESSAGE, PTX84_MESSAGE) // rustc's default is sm_30
+    };
+    assert!(err.contains(want), "expected `{want}`:\n{err}");
+    assert!(!err.contains(other), "unexpected `{other}`:\n{err}");
+    assert!(err.contains("ptx_sync_build::PtxBuilder"), "{err}");
 }
 
 #[test]
