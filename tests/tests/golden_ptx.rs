@@ -472,20 +472,49 @@ fn convergence_regression_kernel_has_only_non_aligned_barriers() {
     );
 }
 
+/// The lines of `entry`'s body in `ptx`, comments and blank lines dropped, labels kept.
+fn entry_lines<'a>(ptx: &'a str, entry: &str) -> Vec<&'a str> {
+    let head = format!(".entry {entry}(");
+    let start = ptx
+        .find(&head)
+        .unwrap_or_else(|| panic!("no kernel {entry}"));
+    let body = &ptx[start..];
+    let end = body.find("\n}\n").expect("unterminated kernel");
+    body[..end]
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
 #[test]
-fn syncthreads_shape_keeps_one_barrier_per_call() {
-    // tests/kernels/src/convergence.rs: two `_syncthreads()` calls in a loop. Duplicated into
-    // divergent arms (rustc 1.95 without the builder's -JumpThreading), `.aligned` barriers
-    // hang; built the way ptx-sync-build builds, each call stays one instruction.
+fn syncthreads_shape_has_no_barrier_in_a_divergent_arm() {
+    // tests/kernels/src/convergence.rs: `_syncthreads()` (`.aligned` `bar.sync`) after each
+    // `if t == 0 { .. }` in a loop. Every barrier must start a block that both arms of that
+    // `if` reach (a label right before it): a barrier reached by falling through one arm is a
+    // copy the other arm does not execute, which hangs with `.aligned`. rustc 1.95 without the
+    // builder's -JumpThreading emits exactly that; 1.99 unrolls the loop (more barriers, each
+    // at a join point), which is fine.
     let root = xtask::workspace_root();
     let ptx_path = xtask::build_ptx(&root.join("tests/kernels"), xtask::Arch::Sm90)
         .unwrap_or_else(|e| panic!("building the test kernels failed:\n{e}"));
-    let found = kernels(&std::fs::read_to_string(&ptx_path).unwrap());
-    let insns = &found["convergence_syncthreads_shape"];
-    let barriers: Vec<_> = insns.iter().filter(|i| i.starts_with("bar")).collect();
-    assert_eq!(
-        barriers.len(),
-        2,
-        "convergence_syncthreads_shape: expected its 2 barriers once each, got {barriers:?}"
+    let ptx = std::fs::read_to_string(&ptx_path).unwrap();
+    let lines = entry_lines(&ptx, "convergence_syncthreads_shape");
+    let mut barriers = 0;
+    for (i, line) in lines.iter().enumerate() {
+        if line.starts_with("bar.sync") || line.starts_with("barrier.sync") {
+            barriers += 1;
+            let before = lines[i - 1];
+            assert!(
+                before.ends_with(':'),
+                "convergence_syncthreads_shape: `{line}` follows `{before}`, not a join point \
+                 (a barrier copied into one arm of a divergent branch):\n{}",
+                lines.join("\n")
+            );
+        }
+    }
+    assert!(
+        barriers >= 2 && barriers % 2 == 0,
+        "convergence_syncthreads_shape: {barriers} barriers"
     );
 }

@@ -38,12 +38,10 @@ pub unsafe extern "ptx-kernel" fn convergence_regression(
 /// `-Zmir-enable-passes=-JumpThreading` copies each barrier into both arms of `if t == 0`,
 /// and with `.aligned` thread 0 and its warp then wait at different instructions (a hang on the
 /// H100). ptx-sync-build passes that flag to rustc older than 1.99; from 1.99 rustc no longer
-/// jump-threads GPU code. Either way this kernel must have exactly one barrier per source call.
+/// jump-threads GPU code (it unrolls the loop instead: more barriers, each where both arms meet).
+/// Either way no barrier may sit in one arm of the `if`.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn convergence_syncthreads_shape(
-    arrived: *mut u32,
-    rounds: u32,
-) {
+pub unsafe extern "ptx-kernel" fn convergence_syncthreads_shape(arrived: *mut u32, rounds: u32) {
     let t = _thread_idx_x();
     let blocks = _grid_dim_x() as u32;
     let arrived = Atomic::<u32, Gpu>::from_ptr(arrived);
