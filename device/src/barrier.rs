@@ -57,7 +57,7 @@ pub struct Barrier<S: Scope = Gpu, B: Backoff = NanoSleep> {
 /// The phase an arrival belongs to: pass it to [`Barrier::wait`].
 #[must_use = "wait for the phase with Barrier::wait"]
 #[derive(Debug)]
-pub struct Token(u32);
+pub struct Token(u32, bool);
 
 // SAFETY: all state is atomic.
 unsafe impl<S: Scope, B: Backoff> Sync for Barrier<S, B> {}
@@ -137,7 +137,11 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
         warp::sync(group);
         if warp::lane() == group.trailing_zeros() {
             let token = self.arrive_n(group.count_ones(), completion);
-            self.wait(token);
+            // The arrival that completed the phase opened it itself, after its acquire-RMW
+            // observed every other arrival: it has nothing to wait for.
+            if !token.1 {
+                self.wait(token);
+            }
         }
         warp::sync(group);
     }
@@ -158,13 +162,14 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
         // The phase cannot move before this arrival (it needs it), so this is our phase.
         let phase = self.phase.load(Relaxed);
         let prev = self.pending.fetch_sub(n, AcqRel);
-        if prev == n {
+        let completed = prev == n;
+        if completed {
             completion();
             self.pending.store(self.expected.load(Relaxed), Relaxed);
             self.phase.store(phase.wrapping_add(1), Release);
         } else if cfg!(debug_assertions) && prev < n {
             crate::debug_trap(c"ptx-sync: Barrier: more arrivals than expected in one phase\n");
         }
-        Token(phase)
+        Token(phase, completed)
     }
 }

@@ -9,7 +9,8 @@
 //! `arrive_and_wait` is warp-aggregated on the GPU, per latch: the lanes that call it together
 //! on the same latch (`match.any.sync.b64` on its address: [`warp::peers`]) meet at
 //! `bar.warp.sync` over that group (which orders their memory accesses: PTX ISA,
-//! `bar.warp.sync`), one lane counts down for the group and polls, and a second
+//! `bar.warp.sync`), one lane counts down for the group (with `acq_rel`: the arrival that
+//! opens the latch has acquired everything and skips the poll) and otherwise polls, and a second
 //! `bar.warp.sync` passes what it acquired to the others. One RMW and one poller per latch per
 //! warp instead of one per lane; lanes on other latches are neither counted nor waited for.
 
@@ -18,7 +19,7 @@ use crate::scope::{Gpu, Scope};
 use crate::wait::{poll_until, poll_until_for, Backoff, NanoSleep, TimedOut};
 use crate::warp;
 use core::marker::PhantomData;
-use core::sync::atomic::Ordering::{Acquire, Release};
+use core::sync::atomic::Ordering::{AcqRel, Acquire, Release};
 
 /// What a debug build reports for an object in local memory.
 const LOCAL: &core::ffi::CStr =
@@ -87,6 +88,21 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
         }
     }
 
+    /// Counts `n > 0` arrivals like [`count_down`](Self::count_down) but with
+    /// `atom.acq_rel`, and says whether they opened the latch. The arrival that opens it reads
+    /// the value left by the last of the chain of release RMWs that counted everyone else
+    /// down, so its acquire half synchronizes with all of them (PTX ISA, memory consistency
+    /// model: release sequences through read-modify-writes): it needs no poll.
+    #[inline(always)]
+    fn count_down_opens(&self, n: u32) -> bool {
+        crate::debug_check_not_local(self, LOCAL);
+        let prev = self.pending.fetch_sub(n, AcqRel);
+        if cfg!(debug_assertions) && prev < n {
+            crate::debug_trap(c"ptx-sync: Latch::count_down: counted below zero\n");
+        }
+        prev == n
+    }
+
     /// Whether the latch is open (`ld.acquire`): if so, every arrival's writes are visible.
     #[inline(always)]
     pub fn try_wait(&self) -> bool {
@@ -116,13 +132,15 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     }
 
     /// Counts one arrival for each calling thread and waits until the latch is open.
+    ///
+    /// PTX: `atom.acq_rel.<scope>.add.u32` of minus the group's size, then, unless that
+    /// arrival opened the latch, `ld.acquire` polls.
     #[inline(always)]
     pub fn arrive_and_wait(&self) {
         let group = warp::peers(self);
         // Every lane's writes before this point are ordered before the leader's release.
         warp::sync(group);
-        if warp::lane() == group.trailing_zeros() {
-            self.count_down(group.count_ones());
+        if warp::lane() == group.trailing_zeros() && !self.count_down_opens(group.count_ones()) {
             self.wait();
         }
         // What the leader acquired is ordered before the other lanes' later accesses.

@@ -167,9 +167,17 @@ fn latch_opens_after_every_arrival_with_their_writes() {
 fn latch_arrive_and_wait_releases_all() {
     model(|| {
         let latch = Arc::new(Latch::<Gpu>::new(2));
-        let l2 = latch.clone();
-        let t = thread::spawn(move || l2.arrive_and_wait());
+        let cells: Arc<[UnsafeCell<u32>; 2]> = Arc::new([UnsafeCell::new(0), UnsafeCell::new(0)]);
+        let (l2, c2) = (latch.clone(), cells.clone());
+        let t = thread::spawn(move || {
+            c2[1].with_mut(|p| unsafe { *p = 2 });
+            l2.arrive_and_wait();
+            assert_eq!(read(&c2[0]), 1);
+        });
+        cells[0].with_mut(|p| unsafe { *p = 1 });
         latch.arrive_and_wait();
+        // Whichever thread opened the latch (and so did not poll) sees the other's write.
+        assert_eq!(read(&cells[1]), 2);
         assert!(latch.try_wait());
         t.join().unwrap();
     });

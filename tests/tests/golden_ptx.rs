@@ -247,7 +247,7 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
         "atomic_wait_until_for" => {
             vec!["ld.acquire.S.b32", "nanosleep.u32", "mov.u64 %globaltimer"]
         }
-        "latch_arrive_and_wait" => [&warp[..], &wait[..], &["atom.release.S.add.u32"]].concat(),
+        "latch_arrive_and_wait" => [&warp[..], &wait[..], &["atom.acq_rel.S.add.u32"]].concat(),
         "barrier_arrive" => arrive.to_vec(),
         "barrier_arrive_then_wait" => [&arrive[..], &wait[..]].concat(),
         "barrier_arrive_and_wait" => [&arrive[..], &wait[..], &warp[..]].concat(),
