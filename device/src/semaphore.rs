@@ -1,18 +1,33 @@
-//! `Semaphore<S, MAX, B>`: a counting semaphore (`cuda::counting_semaphore<Scope, MAX>`), and
-//! `BinarySemaphore` (`cuda::binary_semaphore<Scope>`).
+//! `Semaphore<S, MAX, B>`: a counting semaphore (`cuda::counting_semaphore<Scope, MAX>`). With
+//! `MAX == 1` it is [`BinarySemaphore`] (`cuda::binary_semaphore<Scope>`), which runs its own
+//! algorithm (device/src/binary_semaphore.rs), as libcu++ specializes `__atomic_semaphore` for 1.
 //!
-//! The count is one `u32` at scope `S`. `acquire` is test-and-test-and-set: it reads the count
-//! (relaxed) and only attempts `atom.cas.acquire` when a unit looks free, so waiters poll a
-//! shared line instead of bouncing it with failed RMWs. `release(n)` is one `atom.add.release`.
+//! The count is one `u32` at scope `S`. Counting algorithm (`MAX > 1`), the shape of libcu++'s
+//! `__atomic_semaphore` (cuda/std/__semaphore/atomic_semaphore.h in NVIDIA/cccl):
 //!
-//! Why this is correct under the PTX memory model: the acquiring CAS reads the value written
-//! by a releasing `atom.add.release` (or by RMWs after it in the word's modification order),
-//! so the release synchronizes with the acquire (PTX ISA, "Memory Consistency Model": release
-//! and acquire patterns, observation through read-modify-writes), and the releaser's writes are
-//! visible to the next holder. A unit is taken only by a successful CAS from `c > 0` to
-//! `c - 1`, so at most `MAX` units are ever held when the count never exceeds `MAX`.
+//! - `acquire`: load the count (`ld.relaxed`); only if it is positive, `atom.acquire.cas` it
+//!   from `c` to `c - 1`. A CAS that loses returns the count it found, and is retried at once
+//!   while that count stays positive (another unit is there to take). At 0 the waiter polls
+//!   with loads only, pausing with `B` ([`NanoSleep`] by default; [`Elapsed`](crate::wait::Elapsed), sleeps that
+//!   grow with the time waited, is the alternative): many threads waiting on an empty count cost the L2 loads, not RMWs that cannot
+//!   succeed (the L2 performs the RMWs on one word one at a time, the releases among them).
+//! - `release(n)`: `red.release.add` (no old value to wait for). Debug builds use
+//!   `atom.release.add` instead, whose old value they check against `MAX`.
+//!
+//! Why this is correct under the PTX memory model: the CAS that takes a unit is an acquire
+//! pattern, and it reads the value written by a releasing `red`/`atom` `.release.add`, or by
+//! RMWs after it in the word's modification order (other adds, other CASes): a write is
+//! observed through a chain of atomic read-modify-writes (PTX ISA, "Memory Consistency Model":
+//! observation order, release and acquire patterns), so the release synchronizes with the
+//! acquire, and the releaser's writes (a slot it filled, a critical section) are visible to
+//! the thread that takes the unit. The load before the CAS is relaxed: it only decides whether
+//! to try, nothing is concluded from it; a failed CAS (relaxed) takes nothing. A unit is taken
+//! only by a successful CAS from `c > 0` to `c - 1`, and RMWs on one word are atomic, so at
+//! most `MAX` units are ever held when the count never exceeds `MAX`.
 
 use crate::atomic::Atomic;
+use crate::binary_semaphore as binary;
+pub use crate::binary_semaphore::BinarySemaphore;
 use crate::scope::{Gpu, Scope};
 use crate::wait::{poll_until, poll_until_for, Backoff, NanoSleep};
 use core::marker::PhantomData;
@@ -22,8 +37,16 @@ use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 const LOCAL: &core::ffi::CStr =
     c"ptx-sync: Semaphore in local memory (a kernel's local variable): put it in shared or global memory\n";
 
+/// What a debug build reports for a release past `MAX`.
+pub(crate) const EXCEEDS: &core::ffi::CStr =
+    c"ptx-sync: Semaphore::release: count would exceed MAX\n";
+
 /// A counting semaphore for threads within scope `S`, holding at most `MAX` units, waiting
-/// with `B`. All-zero bytes are a semaphore with no free unit.
+/// with `B`. All-zero bytes are a semaphore with no free unit. `MAX == 1` is
+/// [`BinarySemaphore`], with its own algorithm (see there).
+///
+/// libcu++ counterpart: `cuda::counting_semaphore<Scope, MAX>` (`cuda::binary_semaphore<Scope>`
+/// for `MAX == 1`); `Semaphore<Gpu, N>` is `cuda::counting_semaphore<cuda::thread_scope_device, N>`.
 ///
 /// Where it lives: shared or global memory (or mapped host memory for `Sys`), never a
 /// kernel's local variable: that is `.local` memory, private to one thread, where the PTX ISA
@@ -44,19 +67,17 @@ pub struct Semaphore<S: Scope = Gpu, const MAX: u32 = { u32::MAX }, B: Backoff =
     backoff: PhantomData<B>,
 }
 
-/// A semaphore with one unit: `cuda::binary_semaphore`.
-pub type BinarySemaphore<S = Gpu, B = NanoSleep> = Semaphore<S, 1, B>;
-
 // SAFETY: all state is atomic.
 unsafe impl<S: Scope, const MAX: u32, B: Backoff> Sync for Semaphore<S, MAX, B> {}
 unsafe impl<S: Scope, const MAX: u32, B: Backoff> Send for Semaphore<S, MAX, B> {}
 
 impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
-    /// The most units this semaphore can hold.
+    /// The most units this semaphore can hold (libcu++: `max()`).
     pub const MAX: u32 = MAX;
 
     const_fn! {
-    /// A semaphore with `initial` free units. Panics if `initial > MAX`.
+    /// A semaphore with `initial` free units. Panics if `initial > MAX`. Emits no PTX of its
+    /// own (a plain initialization). libcu++: the `counting_semaphore(desired)` constructor.
     pub fn new(initial: u32) -> Self {
         assert!(initial <= MAX, "Semaphore::new: initial count above MAX");
         Semaphore {
@@ -67,7 +88,8 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     }
 
     /// Views the semaphore at `ptr` (a `u32` count; zeroed memory is a semaphore with no free
-    /// unit, which a first `release(n)` fills).
+    /// unit, which a first `release(n)` fills). Emits no PTX (a cast). libcu++ has no
+    /// counterpart (its semaphores are constructed in place).
     ///
     /// # Safety
     /// `ptr` is valid, 4-byte aligned, holds a count `<= MAX`, lives for `'a`, and is accessed
@@ -78,27 +100,48 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
         unsafe { &*ptr.cast::<Self>() }
     }
 
-    /// Takes one unit, waiting with `B` while none is free.
+    /// Takes one unit, waiting with `B` while none is free. libcu++: `acquire()`.
+    ///
+    /// PTX (`MAX > 1`): `ld.relaxed.<scope>.b32`, then `atom.acquire.<scope>.cas.b32` when the
+    /// count is positive; waiting: `ld.relaxed` polls with `B`'s pauses (the default
+    /// [`NanoSleep`]: `nanosleep.u32`). `MAX == 1`: see
+    /// [`BinarySemaphore`] (`atom.acquire.<scope>.exch.b32`).
     #[inline(always)]
     pub fn acquire(&self) {
         crate::debug_check_not_local(self, LOCAL);
-        poll_until::<B, _>(|| self.take().then_some(()));
+        if MAX == 1 {
+            binary::acquire::<S, B>(&self.count);
+        } else {
+            poll_until::<B, _>(|| self.take().then_some(()));
+        }
     }
 
     /// Takes one unit if one is free now; never waits. A CAS that loses to another thread
-    /// retries while units remain, so `false` means the count was 0.
+    /// retries while units remain, so `false` means the count was 0. libcu++: `try_acquire()`.
+    ///
+    /// PTX (`MAX > 1`): `ld.relaxed.<scope>.b32`, then `atom.acquire.<scope>.cas.b32` if the
+    /// count is positive. `MAX == 1`: one `atom.acquire.<scope>.exch.b32` (see
+    /// [`BinarySemaphore`]).
     #[inline(always)]
     pub fn try_acquire(&self) -> bool {
         crate::debug_check_not_local(self, LOCAL);
-        self.take()
+        if MAX == 1 {
+            binary::try_acquire(&self.count)
+        } else {
+            self.take()
+        }
     }
 
     /// Takes one unit if one is free now, without the debug check (which the waits do once,
-    /// not per poll): test-and-test-and-set on the count.
+    /// not per poll): the load first, the CAS only when a unit looks free.
     #[inline(always)]
     fn take(&self) -> bool {
+        // Relaxed: only a hint of whether a CAS can succeed.
         let mut c = self.count.load(Relaxed);
         while c > 0 {
+            // Acquire on the CAS that takes the unit: it reads the releasing add's value (or a
+            // later RMW's), so the releaser's writes are visible. Relaxed on failure: a
+            // failed CAS takes nothing.
             match self.count.compare_exchange(c, c - 1, Acquire, Relaxed) {
                 Ok(_) => return true,
                 Err(now) => c = now,
@@ -107,27 +150,47 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
         false
     }
 
-    /// Takes one unit if one becomes free within about `ns` nanoseconds; `false` if not.
+    /// Takes one unit if one becomes free within about `ns` nanoseconds (`%globaltimer` on
+    /// the GPU); `false` if not. libcu++: `try_acquire_for(duration)`.
+    ///
+    /// PTX: [`acquire`](Self::acquire)'s, plus `mov.u64 %globaltimer` for the deadline.
     #[inline(always)]
     pub fn try_acquire_for(&self, ns: u64) -> bool {
         crate::debug_check_not_local(self, LOCAL);
-        poll_until_for::<B, _>(ns, || self.take().then_some(())).is_ok()
+        if MAX == 1 {
+            binary::try_acquire_for::<S, B>(&self.count, ns)
+        } else {
+            poll_until_for::<B, _>(ns, || self.take().then_some(())).is_ok()
+        }
     }
 
     /// Returns `n` units. In a debug build, a count that would exceed `MAX` traps with a
-    /// message (a panic on the host).
+    /// message (a panic on the host). libcu++: `release(update)`.
     ///
-    /// PTX: `atom.release.<scope>.add.u32`.
+    /// PTX (`MAX > 1`): `red.release.<scope>.add.u32`; debug builds `atom.release.<scope>.add.u32`
+    /// (the old value is checked against `MAX`). `MAX == 1`: `st.release.<scope>.b32` of 1
+    /// (see [`BinarySemaphore`]).
     #[inline(always)]
     pub fn release(&self, n: u32) {
         crate::debug_check_not_local(self, LOCAL);
-        let prev = self.count.fetch_add(n, Release);
-        if cfg!(debug_assertions) && (prev > MAX || n > MAX - prev) {
-            crate::debug_trap(c"ptx-sync: Semaphore::release: count would exceed MAX\n");
+        if MAX == 1 {
+            binary::release(&self.count, n);
+        } else if cfg!(debug_assertions) {
+            // Release: the acquirer's CAS reads this add's value (or a later RMW's), so the
+            // writes before it are visible to the thread that takes a unit.
+            let prev = self.count.fetch_add(n, Release);
+            if prev > MAX || n > MAX - prev {
+                crate::debug_trap(EXCEEDS);
+            }
+        } else {
+            // The same release add, without waiting for the old value.
+            self.count.red_add(n, Release);
         }
     }
 
     /// The free units now (a relaxed load: a hint, stale as soon as it is read).
+    ///
+    /// PTX: `ld.relaxed.<scope>.b32`. libcu++ has no counterpart.
     #[inline(always)]
     pub fn available(&self) -> u32 {
         self.count.load(Relaxed)

@@ -67,6 +67,94 @@ impl<const MIN: u32, const MAX: u32> Backoff for NanoSleep<MIN, MAX> {
     }
 }
 
+/// Poll `POLLS` times back to back, then sleep for a quarter of the time waited so far, at
+/// most `MAX_NS` nanoseconds: a sleep that grows with the wait itself, not with the number of
+/// polls. The default of [`Semaphore`](crate::Semaphore) and
+/// [`BinarySemaphore`](crate::BinarySemaphore).
+///
+/// PTX: nothing between the first `POLLS` polls; then `mov.u64 %globaltimer` (the time since
+/// the first failed poll) and `nanosleep.u32` of `min(elapsed / 4, MAX_NS)`. The clock is read
+/// at the first pause and once per sleep: an operation whose first poll succeeds reads no
+/// clock (`Default` reads none).
+///
+/// libcu++ counterpart: `__cccl_thread_poll_with_backoff` (cuda/std/__thread/poll.h in
+/// NVIDIA/cccl), which every waiting operation of `cuda::binary_semaphore`,
+/// `cuda::counting_semaphore`, `cuda::barrier` and `cuda::atomic::wait` goes through: 16 polls
+/// (`_LIBCUDACXX_POLLING_COUNT`), then `elapsed / 4`, capped at 1 ms. One difference: while
+/// `elapsed / 4` is under 10 us, libcu++ calls its device `yield`, which is empty, so its
+/// first 40 us of a wait are back-to-back polls (each reading the clock); this policy sleeps
+/// the short `elapsed / 4` instead (as [`NanoSleep`] starts with short sleeps), which leaves
+/// the polled line and the issue slots to the thread that will release.
+///
+/// Why a sleep proportional to the time waited: with thousands of waiters on one word (a lock
+/// taken by every thread of the grid, the free/full counts of a queue), a cap of about 1 us
+/// ([`NanoSleep`]'s default) keeps every waiter polling about once a microsecond, billions of
+/// loads per second on one L2 line, and the releases and RMWs that would end the wait queue
+/// behind them. A waiter that has already waited long sleeps long; the many waiters together
+/// still poll often enough that a released unit is seen quickly. `MAX_NS` of 1 ms is also the
+/// longest sleep `nanosleep` performs.
+///
+/// On the host (no clock in `core`) the time waited is nominal: each of the first `POLLS`
+/// pauses counts 1 ns, each sleep what it asked for ([`sleep_ns`]: spin-loop hints, a thread
+/// yield with `warp-emulation`, a loom yield under loom); timed waits expire on that sum.
+///
+/// ```
+/// use ptx_sync::{Backoff, Elapsed};
+/// let mut b = Elapsed::<2, 1000>::default();
+/// for _ in 0..40 {
+///     b.pause();
+/// }
+/// assert!(b.waited_ns() > 2);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Elapsed<const POLLS: u32 = 16, const MAX_NS: u32 = 1_000_000> {
+    /// Pauses so far.
+    pauses: u32,
+    /// GPU: `%globaltimer` at the first pause. Host: the nominal nanoseconds waited so far.
+    clock: u64,
+}
+
+impl<const POLLS: u32, const MAX_NS: u32> Backoff for Elapsed<POLLS, MAX_NS> {
+    #[inline(always)]
+    fn pause(&mut self) {
+        self.pauses = self.pauses.saturating_add(1);
+        #[cfg(target_arch = "nvptx64")]
+        {
+            if self.pauses == 1 {
+                self.clock = global_timer_ns();
+            }
+            if self.pauses <= POLLS {
+                return; // poll again at once
+            }
+            let elapsed = global_timer_ns().saturating_sub(self.clock);
+            sleep_ns((elapsed / 4).min(MAX_NS as u64) as u32);
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            if self.pauses <= POLLS {
+                self.clock += 1;
+                sleep_ns(0); // one spin-loop hint, or a yield (warp emulation, loom)
+                return;
+            }
+            let step = (self.clock / 4).min(MAX_NS as u64) as u32;
+            sleep_ns(step);
+            // At least 1 ns per pause, so that a timed wait always expires.
+            self.clock += step.max(1) as u64;
+        }
+    }
+
+    #[inline(always)]
+    fn waited_ns(&self) -> u64 {
+        #[cfg(target_arch = "nvptx64")]
+        return match self.pauses {
+            0 => 0,
+            _ => global_timer_ns().saturating_sub(self.clock),
+        };
+        #[cfg(not(target_arch = "nvptx64"))]
+        return self.clock;
+    }
+}
+
 /// Suspends the thread for about `ns` nanoseconds (`nanosleep.u32`; the hardware may wake it
 /// earlier or later, up to about twice as long). On the host: `ns / 8` spin-loop hints
 /// (a thread yield with the `warp-emulation` feature).

@@ -11,7 +11,9 @@ use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use loom::sync::Arc;
 use loom::thread;
-use ptx_sync::{Atomic, Barrier, Gpu, Latch, Mutex, Ordering, Semaphore, TicketLock};
+use ptx_sync::{
+    Atomic, Barrier, BinarySemaphore, Gpu, Latch, Mutex, Ordering, Semaphore, Sys, TicketLock,
+};
 
 /// Explores with a preemption bound, which keeps 3-thread models to seconds while still
 /// covering every schedule with up to that many forced switches.
@@ -140,6 +142,126 @@ fn binary_semaphore_hands_over_data() {
         sem.acquire();
         assert_eq!(read(&data), 7);
         t.join().unwrap();
+    });
+}
+
+/// `BinarySemaphore` as a lock (device/src/binary_semaphore.rs: `atom.exch` acquire, polling
+/// loads, `st.release` release): a plain counter in a loom cell, bumped by two threads. A
+/// missing acquire or release is a data race loom reports; a lost unit a thread that never
+/// finishes; two holders a lost bump.
+#[test]
+fn binary_semaphore_excludes_and_publishes() {
+    model(|| {
+        let sem = Arc::new(BinarySemaphore::<Gpu>::new(1));
+        let data = Arc::new(UnsafeCell::new(0u32));
+        let (s2, d2) = (sem.clone(), data.clone());
+        let t = thread::spawn(move || {
+            s2.acquire();
+            bump(&d2);
+            s2.release(1);
+        });
+        sem.acquire();
+        bump(&data);
+        sem.release(1);
+        t.join().unwrap();
+        sem.acquire();
+        assert_eq!(read(&data), 2);
+    });
+}
+
+#[test]
+fn binary_semaphore_three_threads() {
+    model_bounded(1, || {
+        let sem = Arc::new(BinarySemaphore::<Gpu>::new(1));
+        let data = Arc::new(UnsafeCell::new(0u32));
+        let ts: Vec<_> = (0..2)
+            .map(|_| {
+                let (sem, data) = (sem.clone(), data.clone());
+                thread::spawn(move || {
+                    sem.acquire();
+                    bump(&data);
+                    sem.release(1);
+                })
+            })
+            .collect();
+        sem.acquire();
+        bump(&data);
+        sem.release(1);
+        ts.into_iter().for_each(|t| t.join().unwrap());
+        assert!(sem.try_acquire());
+        assert_eq!(read(&data), 3);
+    });
+}
+
+/// `try_acquire` (one exchange) never takes a unit that a holder has, and a successful one
+/// sees the previous holder's writes.
+#[test]
+fn binary_semaphore_try_acquire_never_overlaps_a_holder() {
+    model(|| {
+        let sem = Arc::new(BinarySemaphore::<Gpu>::new(1));
+        let data = Arc::new(UnsafeCell::new(0u32));
+        let (s2, d2) = (sem.clone(), data.clone());
+        let t = thread::spawn(move || {
+            let got = s2.try_acquire();
+            if got {
+                bump(&d2);
+                s2.release(1);
+            }
+            got as u32
+        });
+        let mine = sem.try_acquire();
+        if mine {
+            bump(&data);
+            sem.release(1);
+        }
+        let theirs = t.join().unwrap();
+        sem.acquire();
+        assert_eq!(read(&data), mine as u32 + theirs);
+    });
+}
+
+/// At `Sys` scope the waiter loads before it exchanges; the handoff still publishes.
+#[test]
+fn binary_semaphore_sys_ping_pong_hands_over_data_both_ways() {
+    model(|| {
+        let to_b = Arc::new(BinarySemaphore::<Sys>::new(0));
+        let to_a = Arc::new(BinarySemaphore::<Sys>::new(0));
+        let data = Arc::new(UnsafeCell::new(0u32));
+        let (tb, ta, d) = (to_b.clone(), to_a.clone(), data.clone());
+        let t = thread::spawn(move || {
+            tb.acquire();
+            assert_eq!(read(&d), 1);
+            bump(&d);
+            ta.release(1);
+        });
+        bump(&data);
+        to_b.release(1);
+        to_a.acquire();
+        assert_eq!(read(&data), 2);
+        t.join().unwrap();
+    });
+}
+
+/// A counting semaphore's units carry their releaser's writes: two producers each fill
+/// their own cell and release one unit; the consumer takes both units and reads both cells.
+#[test]
+fn counting_semaphore_publishes_every_release() {
+    model(|| {
+        let sem = Arc::new(Semaphore::<Gpu, 2>::new(0));
+        let cells: Arc<[UnsafeCell<u32>; 2]> = Arc::new([UnsafeCell::new(0), UnsafeCell::new(0)]);
+        let ts: Vec<_> = (0..2)
+            .map(|i| {
+                let (sem, cells) = (sem.clone(), cells.clone());
+                thread::spawn(move || {
+                    cells[i].with_mut(|p| unsafe { *p = i as u32 + 1 });
+                    sem.release(1);
+                })
+            })
+            .collect();
+        sem.acquire();
+        sem.acquire();
+        assert_eq!(read(&cells[0]) + read(&cells[1]), 3);
+        ts.into_iter().for_each(|t| t.join().unwrap());
     });
 }
 

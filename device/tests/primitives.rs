@@ -1,7 +1,10 @@
 //! The primitives on the host backend (core atomics) with real threads: the same algorithms
 //! the GPU runs, counted exactly. (loom.rs checks them exhaustively on small cases.)
 
-use ptx_sync::{Atomic, Barrier, Gpu, Latch, Ordering, Semaphore, Spin, TicketLock, TimedOut};
+use ptx_sync::{
+    Atomic, Backoff, Barrier, BinarySemaphore, Elapsed, Gpu, Latch, NanoSleep, Ordering, Semaphore,
+    Spin, Sys, TicketLock, TimedOut,
+};
 use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
 use std::thread;
 
@@ -85,6 +88,201 @@ fn semaphore_release_past_max_traps_in_debug() {
 #[should_panic(expected = "initial count above MAX")]
 fn semaphore_initial_above_max_panics() {
     let _ = Semaphore::<Gpu, 2>::new(3);
+}
+
+/// A `BinarySemaphore` as a lock around a plain (non-atomic) read-modify-write: only mutual
+/// exclusion keeps the count exact, and only release/acquire makes each holder see the last
+/// one's write. With the default policy (`Elapsed`), `Spin`, and at `Sys` (load first).
+#[test]
+fn binary_semaphore_is_a_lock() {
+    fn run<S: ptx_sync::Scope, B: Backoff>(name: &str) {
+        const ITERS: u32 = 2000;
+        let sem = BinarySemaphore::<S, B>::new(1);
+        let value = std::cell::UnsafeCell::new(0u32);
+        struct Shared<'a>(&'a std::cell::UnsafeCell<u32>);
+        // SAFETY: accessed only while holding the semaphore.
+        unsafe impl Sync for Shared<'_> {}
+        let shared = Shared(&value);
+        let (holders, most) = (AtomicU32::new(0), AtomicU32::new(0));
+        thread::scope(|s| {
+            for _ in 0..THREADS {
+                s.spawn(|| {
+                    let shared = &shared;
+                    for _ in 0..ITERS {
+                        sem.acquire();
+                        most.fetch_max(holders.fetch_add(1, SeqCst) + 1, SeqCst);
+                        // SAFETY: this thread holds the unit.
+                        unsafe {
+                            let v = *shared.0.get();
+                            std::hint::spin_loop();
+                            *shared.0.get() = v + 1;
+                        }
+                        holders.fetch_sub(1, SeqCst);
+                        sem.release(1);
+                    }
+                });
+            }
+        });
+        assert_eq!(
+            value.into_inner(),
+            THREADS as u32 * ITERS,
+            "{name}: lost updates"
+        );
+        assert_eq!(most.load(SeqCst), 1, "{name}: two holders at once");
+        assert_eq!(sem.available(), 1, "{name}: the unit is not back");
+    }
+    run::<Gpu, Elapsed>("Gpu, Elapsed");
+    run::<Gpu, Spin>("Gpu, Spin");
+    run::<Gpu, NanoSleep>("Gpu, NanoSleep");
+    run::<Sys, Elapsed>("Sys, Elapsed");
+}
+
+#[test]
+fn binary_semaphore_try_forms_and_release_of_zero() {
+    for sem in [
+        BinarySemaphore::<Gpu>::new(0),
+        BinarySemaphore::<Gpu>::new(1),
+    ] {
+        let free = sem.available() == 1;
+        assert_eq!(sem.try_acquire(), free);
+        assert!(!sem.try_acquire(), "taken twice");
+        assert!(!sem.try_acquire_for(10_000));
+        sem.release(0); // gives nothing
+        assert_eq!(sem.available(), 0);
+        assert!(!sem.try_acquire());
+        sem.release(1);
+        assert!(sem.try_acquire_for(10_000));
+        assert_eq!(sem.available(), 0);
+    }
+    let sys = BinarySemaphore::<Sys>::new(1);
+    assert!(sys.try_acquire());
+    assert!(!sys.try_acquire());
+    assert!(!sys.try_acquire_for(10_000));
+    sys.release(1);
+    assert!(sys.try_acquire_for(10_000));
+    assert_eq!(BinarySemaphore::<Gpu>::MAX, 1);
+}
+
+/// A zeroed word is a binary semaphore whose unit is taken; the view releases into it.
+#[test]
+fn binary_semaphore_from_zeroed_memory() {
+    let word = AtomicU32::new(0);
+    // SAFETY: an aligned u32 that outlives the view, accessed only atomically.
+    let sem = unsafe { BinarySemaphore::<Gpu>::from_ptr(word.as_ptr()) };
+    assert!(!sem.try_acquire());
+    sem.release(1);
+    assert_eq!(word.load(SeqCst), 1);
+    sem.acquire();
+    assert_eq!(word.load(SeqCst), 0);
+}
+
+#[test]
+#[should_panic(expected = "count would exceed MAX")]
+fn binary_semaphore_release_of_two_traps_in_debug() {
+    BinarySemaphore::<Gpu>::new(0).release(2);
+}
+
+#[test]
+#[should_panic(expected = "count would exceed MAX")]
+fn binary_semaphore_release_while_free_traps_in_debug() {
+    let sem = BinarySemaphore::<Gpu>::new(0);
+    sem.release(1);
+    sem.release(1);
+}
+
+/// A producer/consumer ring with a counting semaphore for its free and its full slots (the
+/// shape of a bounded MPMC queue): every item arrives exactly once, with its payload.
+#[test]
+fn counting_semaphores_run_a_bounded_mpmc_ring() {
+    fn run<B: Backoff>(name: &str) {
+        const SLOTS: usize = 4;
+        const PER: u32 = 3000;
+        let free = Semaphore::<Gpu, { SLOTS as u32 }, B>::new(SLOTS as u32);
+        let full = Semaphore::<Gpu, { SLOTS as u32 }, B>::new(0);
+        // Slot payloads (relaxed: the semaphores order them) and the ring's two tickets.
+        let slots: Vec<AtomicU32> = (0..SLOTS).map(|_| AtomicU32::new(0)).collect();
+        let (head, tail) = (Atomic::<u32, Gpu>::new(0), Atomic::<u32, Gpu>::new(0));
+        let seen: Vec<AtomicU32> = (0..2 * PER).map(|_| AtomicU32::new(0)).collect();
+        let relaxed = std::sync::atomic::Ordering::Relaxed;
+        thread::scope(|s| {
+            for p in 0..2u32 {
+                let (free, full, slots, tail) = (&free, &full, &slots, &tail);
+                s.spawn(move || {
+                    for i in 0..PER {
+                        free.acquire();
+                        // A slot of its own until `full.release`: the ticket picks it, the
+                        // acquired free unit guarantees its consumer has taken it out.
+                        let t = tail.fetch_add(1, Ordering::Relaxed) as usize % SLOTS;
+                        let item = p * PER + i + 1;
+                        while slots[t]
+                            .compare_exchange(0, item, relaxed, relaxed)
+                            .is_err()
+                        {
+                            std::hint::spin_loop(); // the previous consumer is still reading
+                        }
+                        full.release(1);
+                    }
+                });
+            }
+            for _ in 0..2 {
+                let (free, full, slots, head, seen) = (&free, &full, &slots, &head, &seen);
+                s.spawn(move || {
+                    for _ in 0..PER {
+                        full.acquire();
+                        let h = head.fetch_add(1, Ordering::Relaxed) as usize % SLOTS;
+                        let item = loop {
+                            let v = slots[h].swap(0, relaxed);
+                            if v != 0 {
+                                break v;
+                            }
+                            std::hint::spin_loop(); // its producer is still writing
+                        };
+                        seen[item as usize - 1].fetch_add(1, relaxed);
+                        free.release(1);
+                    }
+                });
+            }
+        });
+        assert!(
+            seen.iter().all(|n| n.load(SeqCst) == 1),
+            "{name}: an item lost or delivered twice"
+        );
+        assert_eq!(
+            (free.available(), full.available()),
+            (SLOTS as u32, 0),
+            "{name}"
+        );
+    }
+    run::<Elapsed>("Elapsed");
+    run::<Spin>("Spin");
+    run::<NanoSleep>("NanoSleep");
+}
+
+/// `Elapsed` on the host: the first `POLLS` pauses count 1 ns each, then each sleeps a
+/// quarter of the nominal time so far, capped, so the sum grows geometrically to the cap and
+/// a timed wait always expires (even with no polls at all).
+#[test]
+fn elapsed_policy_grows_with_the_time_waited_and_caps() {
+    let mut b = Elapsed::<4, 1000>::default();
+    let mut waited = Vec::new();
+    for _ in 0..200 {
+        b.pause();
+        waited.push(b.waited_ns());
+    }
+    assert_eq!(&waited[..4], &[1, 2, 3, 4], "polls");
+    let steps: Vec<u64> = waited.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(
+        steps.windows(2).all(|w| w[1] >= w[0]),
+        "steps shrink: {steps:?}"
+    );
+    assert_eq!(*steps.last().unwrap(), 1000, "capped at MAX_NS");
+    let mut none = Elapsed::<0, 1000>::default();
+    for _ in 0..10 {
+        none.pause();
+    }
+    assert!(none.waited_ns() >= 10);
+    let sem = Semaphore::<Gpu, 2, Elapsed<0, 50>>::new(0);
+    assert!(!sem.try_acquire_for(100_000));
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! Every case counts what it checks against the exact expected total.
 
 use ptx_sync::warp::emulation::{self, converged, Thread};
-use ptx_sync::{Barrier, Gpu, Latch, Mutex, Spin};
+use ptx_sync::{Barrier, BinarySemaphore, Gpu, Latch, Mutex, Semaphore, Spin};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 use std::sync::Arc;
 use std::time::Duration;
@@ -188,6 +188,91 @@ fn mutex_every_calling_shape_counts_exactly_with_one_holder_per_object() {
             "mutex, {}: two holders of one object at once",
             shape.name
         );
+    }
+}
+
+/// Semaphores are not warp-aggregated (device/src/binary_semaphore.rs says why): lanes of a
+/// warp that call `acquire` together each take a unit of their own object. Every calling
+/// shape, with `BinarySemaphore` as a lock (one holder per object, a plain read-modify-write
+/// kept exact) and `Semaphore<_, 4>` holding four units (at most four holders), both with the
+/// default waiting policy (`Elapsed`).
+#[test]
+fn semaphores_every_calling_shape_count_exactly_within_their_units() {
+    const ITERS: u32 = 20;
+    for (units, what) in [(1u32, "binary semaphore"), (4, "semaphore of 4")] {
+        for shape in shapes() {
+            let binary: Arc<Vec<BinarySemaphore<Gpu>>> = Arc::new(
+                (0..shape.objects)
+                    .map(|_| BinarySemaphore::new(1))
+                    .collect(),
+            );
+            let counting: Arc<Vec<Semaphore<Gpu, 4>>> =
+                Arc::new((0..shape.objects).map(|_| Semaphore::new(4)).collect());
+            let values: Arc<Vec<AtomicU64>> = zeros(shape.objects);
+            let holders: Arc<Vec<AtomicU32>> = zeros(shape.objects);
+            let most = Arc::new(AtomicU32::new(0));
+            let (bs, cs, v, h, m) = (
+                binary.clone(),
+                counting.clone(),
+                values.clone(),
+                holders.clone(),
+                most.clone(),
+            );
+            emulation::launch(shape.threads, LIMIT, move |t| {
+                if !(shape.calls)(t) {
+                    return;
+                }
+                let (k, mask) = ((shape.object)(t), shape.mask(t));
+                for _ in 0..ITERS {
+                    converged(mask, || {
+                        if units == 1 {
+                            bs[k].acquire();
+                        } else {
+                            cs[k].acquire();
+                        }
+                        m.fetch_max(h[k].fetch_add(1, Relaxed) + 1, Relaxed);
+                        if units == 1 {
+                            // A plain read-modify-write: only mutual exclusion keeps it exact.
+                            let x = v[k].load(Relaxed);
+                            std::thread::yield_now();
+                            v[k].store(x + 1, Relaxed);
+                        } else {
+                            v[k].fetch_add(1, Relaxed);
+                            std::thread::yield_now();
+                        }
+                        h[k].fetch_sub(1, Relaxed);
+                        if units == 1 {
+                            bs[k].release(1);
+                        } else {
+                            cs[k].release(1);
+                        }
+                    });
+                }
+            });
+            let want: Vec<u64> = shape
+                .callers()
+                .iter()
+                .map(|&n| n as u64 * ITERS as u64)
+                .collect();
+            let got: Vec<u64> = values.iter().map(|x| x.load(Relaxed)).collect();
+            assert_eq!(got, want, "{what}, {}: sections per object", shape.name);
+            assert!(
+                most.load(Relaxed) <= units,
+                "{what}, {}: {} holders of one object at once",
+                shape.name,
+                most.load(Relaxed)
+            );
+            let free: Vec<u32> = if units == 1 {
+                binary.iter().map(|s| s.available()).collect()
+            } else {
+                counting.iter().map(|s| s.available()).collect()
+            };
+            assert!(
+                free.iter().all(|&f| f == units),
+                "{what}, {}: units not returned: {free:?}",
+                shape.name
+            );
+        }
     }
 }
 

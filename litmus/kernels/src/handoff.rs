@@ -99,9 +99,10 @@ impl Unit for BinarySemaphore<Gpu> {
     }
 }
 
-/// `BinarySemaphore<Gpu>`'s algorithm with its orders weakened: `atom.cas.relaxed.gpu` takes
-/// the unit, `atom.add.relaxed.gpu` gives it back. Mutual exclusion still holds (the RMWs are
-/// atomic), but no release/acquire pair orders the data around them.
+/// `BinarySemaphore<Gpu>`'s algorithm (device/src/binary_semaphore.rs) with its orders
+/// weakened: `atom.exch.relaxed.gpu` of 0 takes the unit (polling with relaxed loads while it
+/// is taken), `st.relaxed.gpu` of 1 gives it back. Mutual exclusion still holds (the exchange
+/// is atomic), but no release/acquire pair orders the data around them.
 #[repr(transparent)]
 struct RelaxedSemaphore(Atomic<u32, Gpu>);
 
@@ -113,9 +114,11 @@ impl Unit for RelaxedSemaphore {
 
     #[inline(always)]
     fn acquire_for(&self, ns: u64) -> bool {
+        if self.0.swap(0, Relaxed) == 1 {
+            return true;
+        }
         poll_until_for::<NanoSleep, _>(ns, || {
-            let taken = self.0.load(Relaxed) == 1
-                && self.0.compare_exchange(1, 0, Relaxed, Relaxed).is_ok();
+            let taken = self.0.load(Relaxed) == 1 && self.0.swap(0, Relaxed) == 1;
             taken.then_some(())
         })
         .is_ok()
@@ -123,7 +126,7 @@ impl Unit for RelaxedSemaphore {
 
     #[inline(always)]
     fn release(&self) {
-        self.0.fetch_add(1, Relaxed);
+        self.0.store(1, Relaxed);
     }
 }
 
