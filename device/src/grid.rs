@@ -2,17 +2,22 @@
 //! (cooperative groups' `grid.sync()`). GPU only.
 //!
 //! One `u32` in global memory (zeroed). Per phase: the block synchronizes (`barrier.sync`),
-//! then its thread 0 adds to the word with one `atom.add.release.gpu`: block 0 adds
+//! then its thread 0 adds to the word with one `atom.add.acq_rel.gpu`: block 0 adds
 //! `0x8000_0000 - (blocks - 1)`, every other block adds 1, so the phase's arrivals together add
-//! exactly `0x8000_0000` and flip the top bit once all have arrived. Thread 0 polls
-//! `ld.acquire.gpu` until the top bit differs from what its own add returned, and the block
+//! exactly `0x8000_0000` and flip the top bit once all have arrived (the low 31 bits are 0 when
+//! a phase starts, so they carry into the top bit only when block 0's add and all `blocks - 1`
+//! ones are in: the add that flips the bit is the phase's last). Thread 0 of each block but the
+//! last to arrive polls `ld.acquire.gpu` until the top bit differs from what its own add
+//! returned; the last arrival, which saw the flip in its own add, does not poll. Then the block
 //! synchronizes again.
 //!
 //! Why this is correct under the PTX memory model: the first `barrier.sync` orders the block's
-//! writes before thread 0's release-RMW; the arrivals form a chain of RMWs, and the value with
-//! the flipped bit is written by the last of them, so a poller's `ld.acquire` observes every
-//! block's release (observation through read-modify-writes); the second `barrier.sync` passes
-//! that on to the rest of its block (PTX ISA, "Memory Consistency Model", and `barrier`).
+//! accesses before thread 0's release-RMW; the arrivals form a chain of RMWs, and the value
+//! with the flipped bit is written by the last of them, so a poller's `ld.acquire` observes
+//! every block's release (observation through read-modify-writes), and so does the last
+//! arrival's RMW itself, whose `.acq_rel` makes it the acquire that its skipped poll would
+//! have been; the second `barrier.sync` passes that on to the rest of its block (PTX ISA,
+//! "Memory Consistency Model", and `barrier`).
 //!
 //! Cooperative groups does the same arithmetic but adds a `fence.sc.gpu` (`__threadfence()`)
 //! before the add and after the poll; release/acquire on the atomics themselves is enough.
@@ -25,7 +30,7 @@ use crate::block;
 use crate::scope::Gpu;
 use crate::wait::{poll_until, Backoff, Spin};
 use core::marker::PhantomData;
-use core::sync::atomic::Ordering::{Acquire, Release};
+use core::sync::atomic::Ordering::{AcqRel, Acquire};
 
 /// A barrier for all threads of a cooperative grid, waiting with `B` (busy polling by
 /// default: one thread per block polls, and the wait is short).
@@ -70,10 +75,14 @@ impl<B: Backoff> GridBarrier<B> {
             } else {
                 1
             };
-            let before = self.arrived.fetch_add(add, Release);
-            poll_until::<B, _>(|| {
-                ((self.arrived.load(Acquire) ^ before) & FLIP != 0).then_some(())
-            });
+            // AcqRel: the release of this block's arrival, and the acquire of every other
+            // block's for the last arrival, which skips its poll.
+            let before = self.arrived.fetch_add(add, AcqRel);
+            if (before ^ before.wrapping_add(add)) & FLIP == 0 {
+                poll_until::<B, _>(|| {
+                    ((self.arrived.load(Acquire) ^ before) & FLIP != 0).then_some(())
+                });
+            }
         }
         block::sync();
     }

@@ -242,6 +242,7 @@ mod ptx;
 
 pub mod atomic;
 pub mod barrier;
+pub mod binary_semaphore;
 #[cfg(target_arch = "nvptx64")]
 pub mod block;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
@@ -257,6 +258,8 @@ pub mod mutex;
 mod order;
 pub mod scope;
 pub mod semaphore;
+#[cfg(target_arch = "nvptx64")]
+pub mod shared;
 pub mod ticket;
 pub mod volatile;
 pub mod wait;
@@ -282,7 +285,7 @@ pub use scope::Cluster;
 pub use scope::{Cta, Gpu, Scope, ScopeKind, Sys};
 pub use semaphore::{BinarySemaphore, Semaphore};
 pub use ticket::{TicketGuard, TicketLock};
-pub use wait::{Backoff, NanoSleep, Spin, TimedOut};
+pub use wait::{Backoff, Elapsed, NanoSleep, Spin, TimedOut};
 
 /// A misuse that a debug build reports: on the GPU, `vprintf` the message and `trap` (the
 /// launch fails with an illegal-instruction error and the message reaches the host's stdout

@@ -170,10 +170,11 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
                 "mbarrier.try_wait.shared.b64",
             ],
             "dynamic_shared_memory" => &["cvta.shared.u64"],
-            // No fence.sc: release/acquire on the arrival word (device/src/grid.rs).
+            // No fence.sc: release/acquire on the arrival word (device/src/grid.rs); the RMW
+            // is also the acquire of the last arrival, which skips its poll.
             "grid_sync" => &[
                 "barrier.sync",
-                "atom.release.gpu.add.u32",
+                "atom.acq_rel.gpu.add.u32",
                 "ld.acquire.gpu.b32",
             ],
             "cluster_sync" => &[
@@ -234,14 +235,31 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
             "atom.relaxed.S.cas.b32",
             "st.release.S.b32",
         ],
-        // Test-and-test-and-set on the count.
+        // Counting (device/src/semaphore.rs): the count loaded, `atom.cas.acquire` only when
+        // positive; waiting with `NanoSleep`; release by `red.release.add` (no old value in a
+        // release build).
         "semaphore_acquire" => vec![
             "ld.relaxed.S.b32",
             "atom.acquire.S.cas.b32",
             "nanosleep.u32",
         ],
         "semaphore_try_acquire" => vec!["ld.relaxed.S.b32", "atom.acquire.S.cas.b32"],
-        "semaphore_release" | "latch_count_down" => vec!["atom.release.S.add.u32"],
+        "semaphore_release" => vec!["red.release.S.add.u32"],
+        // Binary (device/src/binary_semaphore.rs): `atom.exch.acquire` of 0 takes the unit,
+        // waiters poll with relaxed loads (`NanoSleep`), `st.release` of 1 gives it back. At
+        // `.sys` the first attempt loads before it exchanges (the set is the same for
+        // `acquire`, which polls with that load anyway).
+        "binary_semaphore_acquire" => vec![
+            "atom.acquire.S.exch.b32",
+            "ld.relaxed.S.b32",
+            "nanosleep.u32",
+        ],
+        "binary_semaphore_try_acquire" if s == "sys" => {
+            vec!["ld.relaxed.S.b32", "atom.acquire.S.exch.b32"]
+        }
+        "binary_semaphore_try_acquire" => vec!["atom.acquire.S.exch.b32"],
+        "binary_semaphore_release" => vec!["st.release.S.b32"],
+        "latch_count_down" => vec!["atom.release.S.add.u32"],
         "latch_try_wait" => vec!["ld.acquire.S.b32"],
         "latch_wait" | "atomic_wait" => wait.to_vec(),
         "atomic_wait_until_for" => {
@@ -516,5 +534,36 @@ fn syncthreads_shape_has_no_barrier_in_a_divergent_arm() {
     assert!(
         barriers >= 2 && barriers % 2 == 0,
         "convergence_syncthreads_shape: {barriers} barriers"
+    );
+}
+
+#[test]
+fn shared_accessors_use_the_shared_state_space() {
+    // tests/kernels/src/shared.rs: `Shared<T>` reads and writes are `ld/st.shared` on 32-bit
+    // `.shared` addresses (what nvcc emits for `__shared__` arrays), and the conversions are
+    // the `cvta` forms.
+    let root = xtask::workspace_root();
+    let ptx_path = xtask::build_ptx(&root.join("tests/kernels"), xtask::Arch::Sm90)
+        .unwrap_or_else(|e| panic!("building the test kernels failed:\n{e}"));
+    let ptx = std::fs::read_to_string(&ptx_path).unwrap();
+    let lines = entry_lines(&ptx, "shared_round_trip");
+    for want in [
+        "st.shared.b32 [%r",
+        "st.shared.b64 [%r",
+        "ld.shared.b32 %r",
+        "ld.shared.b64 %rd",
+        "mov.u32 %r",
+        "cvta.to.shared.u64",
+        "cvta.shared.u64",
+    ] {
+        assert!(
+            lines.iter().any(|l| l.starts_with(want)),
+            "shared_round_trip has no `{want}`:\n{}",
+            lines.join("\n")
+        );
+    }
+    assert!(
+        lines.iter().any(|l| l.contains("ptx_sync_dynamic_smem")),
+        "Shared::dynamic() does not name the dynamic shared array"
     );
 }

@@ -17,6 +17,7 @@ mod patterns_arrive;
 mod patterns_locks;
 mod readme;
 mod semaphore;
+mod shared;
 mod sys;
 mod ticket;
 mod timed;

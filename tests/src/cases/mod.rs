@@ -15,6 +15,7 @@ pub mod patterns_arrive;
 pub mod patterns_locks;
 pub mod readme;
 pub mod semaphore;
+pub mod shared;
 pub mod sys;
 pub mod ticket;
 pub mod timed;
@@ -39,6 +40,7 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(sys::tests());
     all.extend(cluster::tests());
     all.extend(readme::tests());
+    all.extend(shared::tests());
     all.extend(examples::tests());
     all.extend(host_api::tests());
     all
