@@ -595,6 +595,11 @@ static int run_table(const std::string& name, float* ms, double* units) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 5c. The user-shaped rows: binary_semaphore/lock, semaphore/mpmc_queue, scan/decoupled_lookback,
+// latch/per_tile.
+#include "user_shapes.inc"
+
+// ---------------------------------------------------------------------------------------------
 // 6. Latch fan-in: per round every block counts down a fresh latch and waits on it.
 struct Latch {
     cuda::latch<thread_scope_device> l;
@@ -741,13 +746,24 @@ __global__ void k_grid_cuda_barrier(DevBarrier* bar, int* slots, int rounds, uns
 }
 
 static int run_grid_barrier(const std::string& name, float* ms, double* units) {
+    // grid_barrier/<kind>/<blocks>: grid.sync() for grid_sync;
+    // cuda::barrier<thread_scope_device> for cuda_barrier.
     unsigned blocks;
     bool coop_groups;
-    if (name == "grid_barrier/grid_sync/132") { blocks = 132; coop_groups = true; }
-    else if (name == "grid_barrier/grid_sync/264") { blocks = 264; coop_groups = true; }
-    else if (name == "grid_barrier/cuda_barrier/132") { blocks = 132; coop_groups = false; }
-    else if (name == "grid_barrier/cuda_barrier/264") { blocks = 264; coop_groups = false; }
-    else return 2;
+    {
+        const std::string rest = name.substr(std::string("grid_barrier/").size());
+        const size_t slash = rest.find('/');
+        if (slash == std::string::npos) return 2;
+        const std::string kind = rest.substr(0, slash), n = rest.substr(slash + 1);
+        if (n == "132") blocks = 132;
+        else if (n == "264") blocks = 264;
+        else if (n == "528") blocks = 528;
+        else if (n == "1056") blocks = 1056;
+        else return 2;
+        if (kind == "grid_sync") coop_groups = true;
+        else if (kind == "cuda_barrier") coop_groups = false;
+        else return 2;
+    }
     int rounds = 2000;
     int* slots;
     unsigned* errors;
@@ -795,11 +811,13 @@ static void build_names() {
     for (const char* k : {"mutex", "semaphore4", "semaphore32"})
         for (const char* s : {"1x32", "132x32", "132x256"}) g_names.push_back(std::string(k) + "/" + s);
     for (const char* s : {"132x32", "132x256"}) g_names.push_back(std::string("hash_table/") + s);
+    user_shape_names(g_names);
     g_names.push_back("latch/132x128");
     for (const char* b : {"syncthreads", "cuda_barrier", "split_arrive_wait"})
         g_names.push_back(std::string("block_barrier/") + b);
     for (const char* b : {"grid_sync", "cuda_barrier"})
-        for (const char* n : {"132", "264"}) g_names.push_back(std::string("grid_barrier/") + b + "/" + n);
+        for (const char* n : {"132", "264", "528", "1056"})
+            g_names.push_back(std::string("grid_barrier/") + b + "/" + n);
 }
 
 extern "C" int ref_case_count() {
@@ -819,7 +837,8 @@ extern "C" int ref_run(const char* cname, float* ms, double* units, char* err, i
     std::string name(cname);
     auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
     int rc = 2;
-    if (starts("atomic/")) rc = run_atomic(name, ms, units);
+    if (is_user_shape(name)) rc = run_user_shape(name, ms, units);
+    else if (starts("atomic/")) rc = run_atomic(name, ms, units);
     else if (starts("mp/")) rc = run_mp(name, ms, units);
     else if (starts("fence/")) rc = run_fence(name, ms, units);
     else if (starts("mutex/") || starts("semaphore")) rc = run_lock(name, ms, units);

@@ -3,6 +3,7 @@
 //!
 //! `bench-gpu --ptx-dir DIR [--reference libreference.so] [--reps N] [--filter S]
 //!            [--json F] [--markdown F] [--sass-rust F --sass-cpp F] [--meta KEY=VALUE]...`
+//! `bench-gpu --list [--reference libreference.so] [--filter S]`: the cases, without a GPU.
 //! Exit: 0 every case ran and checked out, 1 a failure, 2 no CUDA driver.
 
 mod reference;
@@ -10,6 +11,7 @@ mod report;
 mod rust_cases;
 mod sass;
 mod table;
+mod user_shapes;
 
 use report::{Row, Side};
 use std::path::PathBuf;
@@ -24,7 +26,18 @@ struct Args {
     markdown: Option<PathBuf>,
     sass: Option<(PathBuf, PathBuf)>,
     meta: Vec<(String, String)>,
+    list: bool,
 }
+
+const USAGE: &str =
+    "bench-gpu --ptx-dir DIR [--reference libreference.so] [--reps N] [--filter SUBSTR]
+          [--json FILE] [--markdown FILE] [--sass-rust FILE --sass-cpp FILE] [--meta KEY=VALUE]...
+bench-gpu --list [--reference libreference.so] [--filter SUBSTR]
+
+Runs every case (or those whose name contains SUBSTR): Rust and C++ launches alternate on one
+stream, each timed and checked. --markdown FILE also writes the R/C chart, bench.svg, next to
+FILE. --list prints the cases (which sides have each) and needs no GPU.
+Exit: 0 every case ran and checked out, 1 a failure, 2 no CUDA driver.";
 
 fn parse() -> Result<Args, String> {
     let mut a = Args {
@@ -36,6 +49,7 @@ fn parse() -> Result<Args, String> {
         markdown: None,
         sass: None,
         meta: vec![],
+        list: false,
     };
     let mut sass_rust = None;
     let mut it = std::env::args().skip(1);
@@ -57,7 +71,12 @@ fn parse() -> Result<Args, String> {
                 let (k, val) = kv.split_once('=').ok_or("--meta KEY=VALUE")?;
                 a.meta.push((k.into(), val.into()));
             }
-            other => return Err(format!("unknown option {other}")),
+            "--list" => a.list = true,
+            "--help" | "-h" => {
+                println!("{USAGE}");
+                exit(0)
+            }
+            other => return Err(format!("unknown option {other}\n{USAGE}")),
         }
     }
     if a.reps < 10 {
@@ -71,6 +90,10 @@ fn main() {
         eprintln!("bench-gpu: {e}");
         exit(1)
     });
+    if args.list {
+        list(&args);
+        exit(0)
+    }
     let gpu = match ptx_sync_host::Gpu::open(0) {
         Ok(g) => g,
         Err(e @ ptx_sync_host::Error::NoDriver(_)) => {
@@ -174,9 +197,40 @@ fn main() {
     if let Some(p) = &args.markdown {
         std::fs::write(p, report::markdown(&meta, &rows, &sass))
             .unwrap_or_else(|e| eprintln!("{}: {e}", p.display()));
+        // The R/C chart next to it (BENCHMARKS.md embeds it by this name).
+        let chart = p.with_file_name(report::SVG_NAME);
+        std::fs::write(&chart, report::svg(&rows))
+            .unwrap_or_else(|e| eprintln!("{}: {e}", chart.display()));
     }
     println!("{} cases, {failed} failed", rows.len());
     exit(if failed == 0 { 0 } else { 1 });
+}
+
+/// `--list`: every case, in table order, with the sides that have it.
+fn list(args: &Args) {
+    let reference = args
+        .reference
+        .as_ref()
+        .filter(|p| p.is_file())
+        .map(|p| reference::Reference::load(p))
+        .transpose()
+        .unwrap_or_else(|e| {
+            eprintln!("bench-gpu: {e}");
+            exit(1)
+        });
+    let rust = rust_cases::names();
+    let cpp = reference.as_ref().map(|r| r.cases()).unwrap_or_default();
+    for case in merge_cases(&cpp, &rust) {
+        if args.filter.as_deref().is_some_and(|f| !case.contains(f)) {
+            continue;
+        }
+        let sides = match (rust.contains(&case), cpp.contains(&case)) {
+            (true, true) => "Rust, C++",
+            (true, false) => "Rust",
+            _ => "C++",
+        };
+        println!("{case:<46} {sides}");
+    }
 }
 
 /// Every C++ case in the reference's order, with each Rust-only case (one the reference lacks)

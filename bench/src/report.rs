@@ -82,17 +82,26 @@ impl Row {
         Some(self.rust.as_ref()?.median()? / self.cpp.as_ref()?.median()?)
     }
 
-    fn verdict(&self) -> String {
-        let failed = [&self.rust, &self.cpp]
+    /// The first side's error, if a side failed.
+    fn failure(&self) -> Option<String> {
+        [&self.rust, &self.cpp]
             .iter()
             .filter_map(|s| s.as_ref()?.error.clone())
-            .next();
-        if let Some(e) = failed {
+            .next()
+    }
+
+    /// Whether the ratio meets the target (with the 2% noise allowance); `None` without both.
+    pub fn meets(&self) -> Option<bool> {
+        Some(self.ratio()? <= self.target? * 1.02)
+    }
+
+    fn verdict(&self) -> String {
+        if let Some(e) = self.failure() {
             return format!("FAIL: {e}");
         }
-        match (self.ratio(), self.target) {
-            (Some(r), Some(t)) if r <= t * 1.02 => format!("meets <= {t:.2}"),
-            (Some(_), Some(t)) => format!("misses <= {t:.2}"),
+        match (self.meets(), self.target) {
+            (Some(true), Some(t)) => format!("meets <= {t:.2}"),
+            (Some(false), Some(t)) => format!("misses <= {t:.2}"),
             (None, _) if self.rust.is_none() => "C++ only (Rust row: primitives issue)".into(),
             (None, _) if self.rust_only => "Rust only (no C++ counterpart)".into(),
             _ => String::new(),
@@ -114,7 +123,13 @@ fn fmt_ns(ns: f64) -> String {
 
 /// The unit a case's per-unit time is in.
 pub fn unit(case: &str) -> &'static str {
+    if case.starts_with("latch/per_tile/") {
+        return "per tile, 4 blocks and a latch a tile (aggregate)";
+    }
     match case.split('/').next().unwrap_or("") {
+        "binary_semaphore" => "per critical section",
+        "semaphore" => "per item, 66 producer + 66 consumer blocks, 1024 slots (aggregate)",
+        "scan" => "per element (aggregate)",
         "atomic" => "ns per op, whole grid (aggregate)",
         "mp" => "per round trip",
         "fence" => "ns per store+fence, whole grid (aggregate)",
@@ -217,6 +232,7 @@ pub fn markdown(meta: &[(&str, String)], rows: &[Row], sass: &str) -> String {
          for Rust). Targets are the issue's: atomics 1.00, mutex at 132x256 at most 0.5, grid barrier at\n\
          most 0.75, everything else at most 1.0 (a 2% noise allowance is applied).\n\n",
     );
+    o.push_str(&format!("![R/C per row]({SVG_NAME})\n\n"));
     o.push_str("| case | unit | Rust | C++ | R/C | target |\n|---|---|---|---|---|---|\n");
     for r in rows {
         let [rust, cpp, ratio] = r.cells();
@@ -236,6 +252,174 @@ pub fn markdown(meta: &[(&str, String)], rows: &[Row], sass: &str) -> String {
         o.push_str("\n## SASS: memory, atomic and fence instructions per kernel\n\n");
         o.push_str(sass);
     }
+    o
+}
+
+/// The chart's file name, next to BENCHMARKS.md (which embeds it).
+pub const SVG_NAME: &str = "bench.svg";
+
+/// Text for XML: `&`, `<`, `>` and `"` escaped.
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The chart of every row's R/C ([`SVG_NAME`], embedded in BENCHMARKS.md): one horizontal bar
+/// per row (the only `<rect>`s), green where the row meets its target, red where it misses,
+/// grey without a target; a row without a ratio (a failure, one side only) has an empty bar and
+/// says why. A vertical line marks 1.0 (Rust and C++ equally fast; left of it Rust is faster),
+/// and a dashed mark on a row its target where that is not 1.0.
+/// The axis runs from 0 to at least 2, at most 4; a longer bar is cut there and keeps its
+/// number. Hand-written SVG, no dependencies.
+pub fn svg(rows: &[Row]) -> String {
+    const LABEL_W: f64 = 340.0;
+    const BAR_W: f64 = 440.0;
+    const VALUE_W: f64 = 150.0;
+    const ROW_H: f64 = 16.0;
+    const TOP: f64 = 48.0;
+    const GREEN: &str = "#2e7d32";
+    const RED: &str = "#c62828";
+    const GREY: &str = "#9e9e9e";
+    let xmax = rows
+        .iter()
+        .filter_map(Row::ratio)
+        .filter(|r| r.is_finite())
+        .fold(2.0f64, f64::max)
+        .min(4.0);
+    let xmax = (xmax * 2.0).ceil() / 2.0;
+    let x = |r: f64| LABEL_W + r.clamp(0.0, xmax) / xmax * BAR_W;
+    let bottom = TOP + rows.len() as f64 * ROW_H;
+    let (width, height) = (LABEL_W + BAR_W + VALUE_W, bottom + 28.0);
+    let mut o = String::new();
+    writeln!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+         viewBox=\"0 0 {width} {height}\" font-family=\"monospace\" font-size=\"11\">"
+    )
+    .unwrap();
+    writeln!(
+        o,
+        "<text x=\"8\" y=\"16\" font-size=\"13\">R/C per row: Rust time / C++ time (below 1.0: Rust is faster)</text>"
+    )
+    .unwrap();
+    // Legend (circles, not rects: the rects are the bars).
+    for (i, (color, what)) in [
+        (GREEN, "meets its target"),
+        (RED, "misses its target"),
+        (GREY, "no ratio"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let lx = 8.0 + i as f64 * 170.0;
+        writeln!(
+            o,
+            "<circle cx=\"{}\" cy=\"30\" r=\"5\" fill=\"{color}\"/><text x=\"{}\" y=\"34\">{what}</text>",
+            lx + 5.0,
+            lx + 14.0
+        )
+        .unwrap();
+    }
+    writeln!(
+        o,
+        "<line x1=\"523\" y1=\"24\" x2=\"523\" y2=\"36\" stroke=\"#000000\" stroke-width=\"2\" \
+         stroke-dasharray=\"2,1\"/><text x=\"532\" y=\"34\">a target other than 1.0</text>"
+    )
+    .unwrap();
+    // Grid and axis labels every 0.5.
+    let mut tick = 0.0;
+    while tick <= xmax + 1e-9 {
+        let tx = x(tick);
+        writeln!(
+            o,
+            "<line x1=\"{tx:.1}\" y1=\"{:.1}\" x2=\"{tx:.1}\" y2=\"{bottom:.1}\" stroke=\"#e0e0e0\"/>\
+             <text x=\"{tx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{tick:.1}</text>",
+            TOP - 4.0,
+            bottom + 14.0
+        )
+        .unwrap();
+        tick += 0.5;
+    }
+    // Per row: its name, its bar, then (after the 1.0 line) its target mark and its number.
+    let bars: Vec<(&str, String, Option<f64>)> = rows
+        .iter()
+        .map(|r| {
+            let (color, value) = match (r.failure(), r.ratio(), r.meets()) {
+                (Some(_), _, _) => (RED, "FAIL".to_string()),
+                (None, Some(ratio), Some(true)) => (GREEN, format!("{ratio:.2}")),
+                (None, Some(ratio), Some(false)) => (RED, format!("{ratio:.2}")),
+                (None, Some(ratio), None) => (GREY, format!("{ratio:.2}")),
+                (None, None, _) if r.rust.is_none() => (GREY, "C++ only".into()),
+                (None, None, _) if r.cpp.is_none() || r.rust_only => (GREY, "Rust only".into()),
+                (None, None, _) => (GREY, "-".into()),
+            };
+            let ratio = r.ratio().filter(|v| v.is_finite() && r.failure().is_none());
+            (color, value, ratio)
+        })
+        .collect();
+    for (i, (r, (color, value, ratio))) in rows.iter().zip(&bars).enumerate() {
+        let y = TOP + i as f64 * ROW_H;
+        let end = ratio.map(x).unwrap_or(LABEL_W);
+        let target = r
+            .target
+            .map(|t| format!(", target <= {t:.2}"))
+            .unwrap_or_default();
+        writeln!(
+            o,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\
+             <rect x=\"{LABEL_W:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{color}\">\
+             <title>{}</title></rect>",
+            LABEL_W - 6.0,
+            y + 12.0,
+            xml(&r.case),
+            y + 3.0,
+            end - LABEL_W,
+            ROW_H - 6.0,
+            xml(&format!("{}: {value}{target}", r.case)),
+        )
+        .unwrap();
+    }
+    // The 1.0 line, over the bars.
+    let one = x(1.0);
+    writeln!(
+        o,
+        "<line id=\"ratio-1\" x1=\"{one:.1}\" y1=\"{:.1}\" x2=\"{one:.1}\" y2=\"{bottom:.1}\" \
+         stroke=\"#000000\" stroke-width=\"1.5\"/>",
+        TOP - 4.0
+    )
+    .unwrap();
+    for (i, (r, (_, value, ratio))) in rows.iter().zip(&bars).enumerate() {
+        let y = TOP + i as f64 * ROW_H;
+        // A target other than 1.0: a mark across the row's bar.
+        if let Some(t) = r.target.filter(|t| (t - 1.0).abs() > 1e-9) {
+            writeln!(
+                o,
+                "<line class=\"target\" x1=\"{0:.1}\" y1=\"{1:.1}\" x2=\"{0:.1}\" y2=\"{2:.1}\" \
+                 stroke=\"#000000\" stroke-width=\"2\" stroke-dasharray=\"2,1\"/>",
+                x(t),
+                y + 1.0,
+                y + ROW_H - 1.0
+            )
+            .unwrap();
+        }
+        // The number, with a white outline where it crosses a line.
+        writeln!(
+            o,
+            "<text x=\"{:.1}\" y=\"{:.1}\" stroke=\"#ffffff\" stroke-width=\"3\" \
+             paint-order=\"stroke\">{value}{}</text>",
+            ratio.map(x).unwrap_or(LABEL_W) + 4.0,
+            y + 12.0,
+            if ratio.is_some_and(|v| v > xmax) {
+                " (cut)"
+            } else {
+                ""
+            }
+        )
+        .unwrap();
+    }
+    o.push_str("</svg>\n");
     o
 }
 
@@ -283,6 +467,88 @@ mod tests {
         };
         assert!(row.verdict().starts_with("FAIL: wrong result"));
         assert!(json(&[], &[row]).contains("\"error\": \"wrong result: word 0\""));
+    }
+
+    /// A small well-formedness check: every element closes in order, under one `<svg>` root,
+    /// and attribute values are quoted.
+    fn well_formed(doc: &str) -> Result<(), String> {
+        let mut stack: Vec<String> = Vec::new();
+        let mut roots = 0;
+        let mut rest = doc;
+        while let Some(start) = rest.find('<') {
+            let end = rest[start..].find('>').ok_or("unclosed tag")? + start;
+            let tag = &rest[start + 1..end];
+            rest = &rest[end + 1..];
+            if !tag.matches('"').count().is_multiple_of(2) {
+                return Err(format!("odd quotes in <{tag}>"));
+            }
+            if let Some(name) = tag.strip_prefix('/') {
+                match stack.pop() {
+                    Some(open) if open == name => {}
+                    other => return Err(format!("</{name}> closes {other:?}")),
+                }
+                continue;
+            }
+            let name = tag.split_whitespace().next().unwrap_or("").to_string();
+            if stack.is_empty() {
+                roots += 1;
+            }
+            if !tag.ends_with('/') {
+                stack.push(name);
+            }
+        }
+        if !stack.is_empty() || roots != 1 || !doc.trim_start().starts_with("<svg") {
+            return Err(format!("unclosed {stack:?}, {roots} roots"));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn the_chart_has_a_bar_per_row_and_the_line_at_one() {
+        let row = |case: &str, rust: Option<Side>, cpp: Option<Side>| Row {
+            case: case.into(),
+            unit: "x",
+            rust_only: cpp.is_none(),
+            rust,
+            cpp,
+            target: Some(1.0),
+        };
+        let mut failed = side(&[1.0; 10]);
+        failed.error = Some("wrong result".into());
+        let rows = [
+            row("a/meets", Some(side(&[1.0; 10])), Some(side(&[2.0; 10]))),
+            row("a/misses", Some(side(&[3.0; 10])), Some(side(&[2.0; 10]))),
+            row("b/rust<only>&", Some(side(&[1.0; 10])), None),
+            row("c/failed", Some(failed), Some(side(&[1.0; 10]))),
+            row("d/slow", Some(side(&[10.0; 10])), Some(side(&[1.0; 10]))),
+        ];
+        let doc = svg(&rows);
+        well_formed(&doc).unwrap();
+        assert_eq!(doc.matches("<rect").count(), rows.len(), "{doc}");
+        // The axis ends at 4 (the slow row's 10 is cut): 1.0 is a quarter of the bars' width.
+        assert!(doc.contains("<line id=\"ratio-1\" x1=\"450.0\""), "{doc}");
+        assert!(doc.contains("<title>a/meets: 0.50, target &lt;= 1.00</title>"));
+        assert!(doc.contains("fill=\"#2e7d32\"><title>a/meets"));
+        assert!(doc.contains("fill=\"#c62828\"><title>a/misses: 1.50"));
+        assert!(doc.contains("width=\"0.0\" height=\"10.0\" fill=\"#9e9e9e\"><title>b/rust&lt;only&gt;&amp;: Rust only"));
+        assert!(
+            doc.contains("width=\"0.0\" height=\"10.0\" fill=\"#c62828\"><title>c/failed: FAIL")
+        );
+        assert!(doc.contains(">10.00 (cut)</text>"));
+        // Only targets other than 1.0 are marked.
+        assert_eq!(doc.matches("class=\"target\"").count(), 0);
+        // A bar's length is its ratio: 0.5 of the axis' 4 is 1/8 of 440.
+        assert!(doc.contains("width=\"55.0\" height=\"10.0\" fill=\"#2e7d32\""));
+        let mut half = row("e/half", Some(side(&[1.0; 10])), Some(side(&[1.0; 10])));
+        half.target = Some(0.5);
+        let doc = svg(&[half]);
+        well_formed(&doc).unwrap();
+        assert_eq!(doc.matches("class=\"target\"").count(), 1);
+        assert!(doc.contains("<title>e/half: 1.00, target &lt;= 0.50</title>"));
+        assert!(well_formed("<svg><rect></svg>").is_err());
+        assert!(well_formed("<svg><rect/></svg><svg/>").is_err());
+        // BENCHMARKS.md embeds it.
+        assert!(markdown(&[], &rows, "").contains("![R/C per row](bench.svg)"));
     }
 
     #[test]

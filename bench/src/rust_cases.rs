@@ -13,7 +13,7 @@ use std::mem::size_of;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::time::Duration;
 
-const LIMIT: Duration = Duration::from_secs(60);
+pub(crate) const LIMIT: Duration = Duration::from_secs(60);
 
 /// The Rust case names (the C++ library has these and more).
 pub fn names() -> Vec<String> {
@@ -46,6 +46,8 @@ pub fn names() -> Vec<String> {
     for shape in ["132x32", "132x256"] {
         v.push(format!("hash_table/{shape}"));
     }
+    // binary_semaphore/lock, semaphore/mpmc_queue, scan/decoupled_lookback, latch/per_tile.
+    v.extend(crate::user_shapes::names());
     v.push("latch/132x128".into());
     for b in [
         "syncthreads",
@@ -55,8 +57,9 @@ pub fn names() -> Vec<String> {
     ] {
         v.push(format!("block_barrier/{b}"));
     }
+    // grid_sync: GridBarrier; cuda_barrier: Barrier<Gpu>.
     for b in ["grid_sync", "cuda_barrier"] {
-        for n in ["132", "264"] {
+        for n in ["132", "264", "528", "1056"] {
             v.push(format!("grid_barrier/{b}/{n}"));
         }
     }
@@ -64,7 +67,7 @@ pub fn names() -> Vec<String> {
 }
 
 /// The shapes of reference.cu's `shape()`: (blocks, threads, iterations per thread).
-fn lock_shape(shape: &str) -> Result<(u32, u32, i32), String> {
+pub(crate) fn lock_shape(shape: &str) -> Result<(u32, u32, i32), String> {
     Ok(match shape {
         "1x32" => (1, 32, 64),
         "132x32" => (132, 32, 16),
@@ -169,7 +172,11 @@ fn grid_barrier(gpu: &Gpu, m: &Module, kname: &str, blocks: u32) -> Sample {
 }
 
 /// [`timed`] for a cooperative launch.
-fn timed_cooperative(gpu: &Gpu, mut launch: LaunchArgs, cfg: LaunchConfig) -> Result<f64, String> {
+pub(crate) fn timed_cooperative(
+    gpu: &Gpu,
+    mut launch: LaunchArgs,
+    cfg: LaunchConfig,
+) -> Result<f64, String> {
     launch.record_kernel_launch(CUevent_flags::CU_EVENT_DEFAULT);
     let events = unsafe { launch.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
     gpu.wait(LIMIT).map_err(|e| e.to_string())?;
@@ -276,7 +283,7 @@ fn hash_table(gpu: &Gpu, m: &Module, shape: &str) -> Sample {
 }
 
 /// Launches with events recorded around the kernel; returns milliseconds.
-fn timed(gpu: &Gpu, mut launch: LaunchArgs, cfg: LaunchConfig) -> Result<f64, String> {
+pub(crate) fn timed(gpu: &Gpu, mut launch: LaunchArgs, cfg: LaunchConfig) -> Result<f64, String> {
     launch.record_kernel_launch(CUevent_flags::CU_EVENT_DEFAULT);
     let events = unsafe { launch.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
     gpu.wait(LIMIT).map_err(|e| e.to_string())?;
@@ -287,7 +294,7 @@ fn timed(gpu: &Gpu, mut launch: LaunchArgs, cfg: LaunchConfig) -> Result<f64, St
         .map_err(|e| e.to_string())
 }
 
-fn cfg(blocks: u32, threads: u32) -> LaunchConfig {
+pub(crate) fn cfg(blocks: u32, threads: u32) -> LaunchConfig {
     LaunchConfig {
         grid_dim: (blocks, 1, 1),
         block_dim: (threads, 1, 1),
@@ -506,6 +513,9 @@ fn fence(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
 
 /// One timed, checked launch of the Rust side of `case`.
 pub fn run(gpu: &Gpu, m: &Module, case: &str) -> Sample {
+    if let Some(sample) = crate::user_shapes::run(gpu, m, case) {
+        return sample;
+    }
     let parts: Vec<&str> = case.split('/').collect();
     let kname = parts.join("__");
     match parts.as_slice() {

@@ -6,6 +6,7 @@
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
+use ptx_sync::shared::Shared;
 // `mbarrier` (BlockBarrier) is sm_80+: its kernels exist only in sm_80+ builds.
 #[cfg(target_feature = "sm_80")]
 use ptx_sync::BlockBarrier;
@@ -18,6 +19,10 @@ use ptx_sync::{
 #[allow(dead_code)]
 #[path = "../../src/table.rs"]
 mod table;
+
+// The user-shaped rows (binary_semaphore/lock, semaphore/mpmc_queue, scan/decoupled_lookback,
+// latch/per_tile): their kernels are in user_shapes.rs.
+mod user_shapes;
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
@@ -622,8 +627,9 @@ pub unsafe extern "ptx-kernel" fn latch__fan_in(
 const BB_BUF: usize = 16;
 
 #[inline(always)]
-unsafe fn bb_slot(phase: i32, t: u32) -> *mut i32 {
-    let buf = block::dynamic_shared_memory().add(BB_BUF).cast::<i32>();
+unsafe fn bb_slot(phase: i32, t: u32) -> Shared<i32> {
+    // `.shared` addresses: `ld/st.shared`, as nvcc emits for the C++'s `__shared__` array.
+    let buf = Shared::dynamic().add(BB_BUF).cast::<i32>();
     buf.add((phase & 1) as usize * block::dim_x() as usize + t as usize)
 }
 
