@@ -224,21 +224,7 @@ impl PtxBuilder {
         toolchain.ensure_components(self.install_components)?;
         let arch = self.resolved_arch()?;
         let rustflags = self.rustflags(&toolchain)?;
-        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-        for (var, _) in std::env::vars_os() {
-            let v = var.to_string_lossy();
-            let prefixed = [
-                "CARGO_BUILD_",
-                "CARGO_TARGET_",
-                "CARGO_PROFILE_",
-                "CARGO_CFG_",
-            ]
-            .iter()
-            .any(|p| v.starts_with(p));
-            if prefixed || LEAKY_ENV.contains(&&*v) {
-                cmd.env_remove(&var);
-            }
-        }
+        let mut cmd = nested_cargo();
         let docflags = format!(
             "-C target-cpu={arch} -C target-feature={}",
             arch.ptx_feature()
@@ -340,6 +326,29 @@ impl PtxBuilder {
         println!("cargo:rustc-env={var}={}", dest.display());
         Ok(dest)
     }
+}
+
+/// A `cargo` command (`$CARGO`, else `cargo`) for a nested build, with the surrounding cargo's
+/// variables that would leak into it removed (`RUSTFLAGS`, wrappers, the jobserver, the outer
+/// target dir, any `CARGO_BUILD_*`, `CARGO_TARGET_*`, `CARGO_PROFILE_*`, `CARGO_CFG_*`).
+/// [`PtxBuilder::cargo`] starts from it and adds the nvptx flags.
+pub fn nested_cargo() -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    for (var, _) in std::env::vars_os() {
+        let v = var.to_string_lossy();
+        let prefixed = [
+            "CARGO_BUILD_",
+            "CARGO_TARGET_",
+            "CARGO_PROFILE_",
+            "CARGO_CFG_",
+        ]
+        .iter()
+        .any(|p| v.starts_with(p));
+        if prefixed || LEAKY_ENV.contains(&&*v) {
+            cmd.env_remove(&var);
+        }
+    }
+    cmd
 }
 
 /// `<target>/<profile>` of the outer build, from its `OUT_DIR`

@@ -131,10 +131,10 @@ impl Toolchain {
         }
         let command = self.install_command(&missing);
         eprintln!("ptx-sync-build: installing missing components: {command}");
-        let mut words = command.split_whitespace();
-        let program = words.next().unwrap_or("rustup");
-        let out = Command::new(program)
-            .args(words)
+        let name = self.rustup_name().unwrap_or_default();
+        let out = Command::new("rustup")
+            .args(["component", "add", "--toolchain", &name])
+            .args(&missing)
             .output()
             .map_err(|e| Error::Toolchain(format!("could not run `{command}`: {e}")))?;
         let still = self.missing_components();

@@ -11,30 +11,11 @@
 //! flags keeps its own `core` there: about 12 s per case the first time, under a second after).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const SM70_MESSAGE: &str =
     "ptx-sync needs sm_70 or newer: build with -C target-cpu=sm_70 (or sm_75, sm_80, sm_90)";
 const PTX84_MESSAGE: &str = "ptx-sync needs PTX ISA 8.4: build with -C target-feature=+ptx84";
-
-/// Variables of the surrounding `cargo test` that must not reach the nested nvptx build
-/// (host flags, wrappers, another target dir, a jobserver). Any `CARGO_BUILD_*`,
-/// `CARGO_TARGET_*` and `CARGO_PROFILE_*` variable is removed too.
-const LEAKY_ENV: &[&str] = &[
-    "RUSTFLAGS",
-    "CARGO_ENCODED_RUSTFLAGS",
-    "RUSTDOCFLAGS",
-    "CARGO_ENCODED_RUSTDOCFLAGS",
-    "RUSTC_WRAPPER",
-    "RUSTC_WORKSPACE_WRAPPER",
-    "CARGO_TARGET_DIR",
-    "CARGO_MAKEFLAGS",
-    "MAKEFLAGS",
-    "MFLAGS",
-    "CARGO_PRIMARY_PACKAGE",
-    "CARGO_MANIFEST_DIR",
-    "CARGO_MANIFEST_PATH",
-];
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -63,16 +44,8 @@ fn rustc_refuses_old_archs() -> bool {
 fn build_device(rustflags: &str) -> Output {
     let root = workspace_root();
     toolchain();
-    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    for (var, _) in std::env::vars_os() {
-        let v = var.to_string_lossy();
-        let prefixed = ["CARGO_BUILD_", "CARGO_TARGET_", "CARGO_PROFILE_"]
-            .iter()
-            .any(|p| v.starts_with(p));
-        if prefixed || LEAKY_ENV.contains(&&*v) {
-            cmd.env_remove(&var);
-        }
-    }
+    // The surrounding cargo's variables removed, as for every nested nvptx build.
+    let mut cmd = xtask::build::nested_cargo();
     cmd.current_dir(&root)
         .env("RUSTC_BOOTSTRAP", "1")
         .env("RUSTFLAGS", rustflags)
