@@ -15,7 +15,6 @@ mod misuse;
 mod mutex;
 mod patterns_arrive;
 mod patterns_locks;
-mod readme;
 mod semaphore;
 mod shared;
 mod sys;

@@ -13,7 +13,6 @@ pub mod misuse;
 pub mod mutex;
 pub mod patterns_arrive;
 pub mod patterns_locks;
-pub mod readme;
 pub mod semaphore;
 pub mod shared;
 pub mod sys;
@@ -39,7 +38,6 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(misuse::tests());
     all.extend(sys::tests());
     all.extend(cluster::tests());
-    all.extend(readme::tests());
     all.extend(shared::tests());
     all.extend(examples::tests());
     all.extend(host_api::tests());
