@@ -57,6 +57,7 @@ fn main() {
                     "semaphore_try_acquire" => format!("*out = Semaphore::<{scope}, 4>::from_ptr(p).try_acquire() as u32;"),
                     "semaphore_release" => format!("Semaphore::<{scope}, 4>::from_ptr(p).release(*v);"),
                     "binary_semaphore_acquire" => format!("BinarySemaphore::<{scope}>::from_ptr(p).acquire();"),
+                    "binary_semaphore_acquire_elapsed" => format!("BinarySemaphore::<{scope}, ptx_sync::Elapsed>::from_ptr(p).acquire();"),
                     "binary_semaphore_try_acquire" => format!("*out = BinarySemaphore::<{scope}>::from_ptr(p).try_acquire() as u32;"),
                     "binary_semaphore_release" => format!("BinarySemaphore::<{scope}>::from_ptr(p).release(1);"),
                     "latch_count_down" => format!("Latch::<{scope}>::from_ptr(p).count_down(*v);"),

@@ -78,6 +78,7 @@ pub const OPS: &[Op] = &[
     Op { name: "semaphore_try_acquire", kind: Kind::Primitive, types: U32 },
     Op { name: "semaphore_release", kind: Kind::Primitive, types: U32 },
     Op { name: "binary_semaphore_acquire", kind: Kind::Primitive, types: U32 },
+    Op { name: "binary_semaphore_acquire_elapsed", kind: Kind::Primitive, types: U32 },
     Op { name: "binary_semaphore_try_acquire", kind: Kind::Primitive, types: U32 },
     Op { name: "binary_semaphore_release", kind: Kind::Primitive, types: U32 },
     Op { name: "latch_count_down", kind: Kind::Primitive, types: U32 },

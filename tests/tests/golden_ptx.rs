@@ -254,6 +254,13 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
             "ld.relaxed.S.b32",
             "nanosleep.u32",
         ],
+        // The `Elapsed` policy: the same, plus the clock it measures the time waited with.
+        "binary_semaphore_acquire_elapsed" => vec![
+            "atom.acquire.S.exch.b32",
+            "ld.relaxed.S.b32",
+            "nanosleep.u32",
+            "mov.u64 %globaltimer",
+        ],
         "binary_semaphore_try_acquire" if s == "sys" => {
             vec!["ld.relaxed.S.b32", "atom.acquire.S.exch.b32"]
         }
