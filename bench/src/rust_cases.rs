@@ -147,13 +147,14 @@ fn block_barrier(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
 fn grid_barrier(gpu: &Gpu, m: &Module, kname: &str, blocks: u32) -> Sample {
     let rounds = 2000i32;
     let k = m.kernel(kname).map_err(|e| e.to_string())?;
-    // GridBarrier: one zero word. Barrier<Gpu>: [expected, expected, phase 0].
-    let init: &[u32] = if kname.contains("grid_sync") {
-        &[0]
+    // GridBarrier: a zeroed u32 (the first half of this zeroed u64). Barrier<Gpu>: one u64,
+    // a fresh barrier of `blocks`.
+    let bar = if kname.contains("grid_sync") {
+        gpu.upload(&[0u64])
     } else {
-        &[blocks, blocks, 0]
-    };
-    let bar = gpu.upload(init).map_err(|e| e.to_string())?;
+        gpu.upload(&[ptx_sync::barrier::init_word(blocks)])
+    }
+    .map_err(|e| e.to_string())?;
     let slots = gpu
         .upload(&vec![-1i32; 2 * blocks as usize])
         .map_err(|e| e.to_string())?;

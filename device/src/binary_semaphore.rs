@@ -6,7 +6,8 @@
 //!
 //! - `acquire`: `atom.acquire.exch` of 0; the unit is this thread's when the exchange returns
 //!   a 1. Otherwise wait: poll the word with `ld.relaxed` (pausing with `B`, by default
-//!   [`NanoSleep`]) until it reads 1, then exchange again. Waiters poll with loads, not RMWs
+//!   [`Elapsed`]: back-to-back polls for 40 us, then sleeps of a quarter of the time waited)
+//!   until it reads 1, then exchange again. Waiters poll with loads, not RMWs
 //!   (loads of one line are cheaper for the L2 to serve than RMWs, which it performs one at
 //!   a time), and only the threads that saw the 1 exchange. `try_acquire`: one exchange.
 //! - `release`: `st.release` of 1: a plain store, nothing to wait for (release builds). There
@@ -55,7 +56,7 @@
 use crate::atomic::Atomic;
 use crate::scope::{Gpu, Scope, ScopeKind};
 use crate::semaphore::{Semaphore, EXCEEDS};
-use crate::wait::{poll_until, poll_until_for, Backoff, NanoSleep};
+use crate::wait::{poll_until, poll_until_for, AtScope, Backoff, Elapsed};
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
 /// A semaphore with one unit: `cuda::binary_semaphore<Scope>` (`BinarySemaphore<Gpu>` is
@@ -89,7 +90,7 @@ use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 /// lock.release(1); // st.release.gpu.b32
 /// assert!(lock.try_acquire_for(1_000));
 /// ```
-pub type BinarySemaphore<S = Gpu, B = NanoSleep> = Semaphore<S, 1, B>;
+pub type BinarySemaphore<S = Gpu, B = Elapsed> = Semaphore<S, 1, B>;
 
 /// One attempt to take the unit where the word may be 0: load first at `Sys` (see the module
 /// docs), exchange at once elsewhere.
@@ -124,15 +125,25 @@ pub(crate) fn acquire<S: Scope, B: Backoff>(word: &Atomic<u32, S>) {
     if try_acquire(word) {
         return;
     }
-    // One backoff for the whole wait: a waiter that loses the exchange after a release keeps
-    // the sleep its wait has grown to (libcu++ restarts its polling after a lost exchange).
-    poll_until::<B, _>(|| poll(word).then_some(()));
+    // A fresh backoff for each wait for a 1, as libcu++ restarts its polling after every lost
+    // exchange: the time waited counts from the last release this thread saw, so under
+    // contention (releases every few hundred ns) waiters keep polling instead of growing
+    // `Elapsed`'s sleep past the lock's idle time. On the H100, with one backoff for the whole
+    // acquire `Elapsed` was 8x (one warp) to 81x (132 x 256 threads) slower than libcu++ as a
+    // lock; keeping half the time waited (`Backoff::lost_race`, what the counting semaphore
+    // does) 1.39x at 132 x 32; starting over 0.87-1.03x.
+    loop {
+        poll_until::<AtScope<S, B>, _>(|| (word.load(Relaxed) != 0).then_some(()));
+        if exchange(word) {
+            return;
+        }
+    }
 }
 
 /// `try_acquire_for` (after the caller's debug check).
 #[inline(always)]
 pub(crate) fn try_acquire_for<S: Scope, B: Backoff>(word: &Atomic<u32, S>, ns: u64) -> bool {
-    try_acquire(word) || poll_until_for::<B, _>(ns, || poll(word).then_some(())).is_ok()
+    try_acquire(word) || poll_until_for::<AtScope<S, B>, _>(ns, || poll(word).then_some(())).is_ok()
 }
 
 /// `release(n)` (after the caller's debug check).

@@ -8,8 +8,9 @@
 //! - `acquire`: load the count (`ld.relaxed`); only if it is positive, `atom.acquire.cas` it
 //!   from `c` to `c - 1`. A CAS that loses returns the count it found, and is retried at once
 //!   while that count stays positive (another unit is there to take). At 0 the waiter polls
-//!   with loads only, pausing with `B` ([`NanoSleep`] by default; [`Elapsed`](crate::wait::Elapsed), sleeps that
-//!   grow with the time waited, is the alternative): many threads waiting on an empty count cost the L2 loads, not RMWs that cannot
+//!   with loads only, pausing with `B` ([`Elapsed`] by default: libcu++'s policy, back-to-back
+//!   polls for 40 us, then sleeps that grow with the time waited; [`NanoSleep`](crate::wait::NanoSleep)
+//!   is the alternative): many threads waiting on an empty count cost the L2 loads, not RMWs that cannot
 //!   succeed (the L2 performs the RMWs on one word one at a time, the releases among them).
 //! - `release(n)`: `red.release.add` (no old value to wait for). Debug builds use
 //!   `atom.release.add` instead, whose old value they check against `MAX`.
@@ -29,7 +30,7 @@ use crate::atomic::Atomic;
 use crate::binary_semaphore as binary;
 pub use crate::binary_semaphore::BinarySemaphore;
 use crate::scope::{Gpu, Scope};
-use crate::wait::{poll_until, poll_until_for, Backoff, NanoSleep};
+use crate::wait::{poll_until_for, AtScope, Backoff, Elapsed};
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
@@ -62,7 +63,7 @@ pub(crate) const EXCEEDS: &core::ffi::CStr =
 /// assert_eq!(slots.available(), 4);
 /// ```
 #[repr(C)]
-pub struct Semaphore<S: Scope = Gpu, const MAX: u32 = { u32::MAX }, B: Backoff = NanoSleep> {
+pub struct Semaphore<S: Scope = Gpu, const MAX: u32 = { u32::MAX }, B: Backoff = Elapsed> {
     count: Atomic<u32, S>,
     backoff: PhantomData<B>,
 }
@@ -104,7 +105,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     ///
     /// PTX (`MAX > 1`): `ld.relaxed.<scope>.b32`, then `atom.acquire.<scope>.cas.b32` when the
     /// count is positive; waiting: `ld.relaxed` polls with `B`'s pauses (the default
-    /// [`NanoSleep`]: `nanosleep.u32`). `MAX == 1`: see
+    /// [`Elapsed`]: `%globaltimer`, then `nanosleep.u32` after 40 us). `MAX == 1`: see
     /// [`BinarySemaphore`] (`atom.acquire.<scope>.exch.b32`).
     #[inline(always)]
     pub fn acquire(&self) {
@@ -112,7 +113,26 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
         if MAX == 1 {
             binary::acquire::<S, B>(&self.count);
         } else {
-            poll_until::<B, _>(|| self.take().then_some(()));
+            // One backoff for the acquire; a wait that saw units but lost them to other
+            // threads tells it (`Backoff::lost_race`: libcu++ starts over, `Elapsed` keeps
+            // half the time waited; see there for the measurements).
+            if self.take() {
+                return;
+            }
+            let mut backoff = AtScope::<S, B>::default();
+            loop {
+                let c = loop {
+                    let c = self.count.load(Relaxed);
+                    if c > 0 {
+                        break c;
+                    }
+                    backoff.pause();
+                };
+                if self.take_from(c) {
+                    return;
+                }
+                backoff.lost_race();
+            }
         }
     }
 
@@ -137,7 +157,12 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     #[inline(always)]
     fn take(&self) -> bool {
         // Relaxed: only a hint of whether a CAS can succeed.
-        let mut c = self.count.load(Relaxed);
+        self.take_from(self.count.load(Relaxed))
+    }
+
+    /// [`take`](Self::take) from a count `c` just read.
+    #[inline(always)]
+    fn take_from(&self, mut c: u32) -> bool {
         while c > 0 {
             // Acquire on the CAS that takes the unit: it reads the releasing add's value (or a
             // later RMW's), so the releaser's writes are visible. Relaxed on failure: a
@@ -160,7 +185,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
         if MAX == 1 {
             binary::try_acquire_for::<S, B>(&self.count, ns)
         } else {
-            poll_until_for::<B, _>(ns, || self.take().then_some(())).is_ok()
+            poll_until_for::<AtScope<S, B>, _>(ns, || self.take().then_some(())).is_ok()
         }
     }
 

@@ -10,6 +10,50 @@ pub trait Backoff: Default {
     /// primitives measure time with `%globaltimer` instead; on the host (where `core` has no
     /// clock) this nominal sum is the clock.
     fn waited_ns(&self) -> u64;
+    /// The wait lost a race for what it waited for (a counting semaphore's unit that another
+    /// thread took first) and waits again. By default the policy starts over, as libcu++
+    /// restarts its polling after a lost CAS; [`Elapsed`] keeps half of the time waited.
+    #[inline(always)]
+    fn lost_race(&mut self) {
+        *self = Self::default();
+    }
+    /// Waits a little in a wait on a `Sys`-scope word, which may live in host memory: every
+    /// poll of it can cross PCIe, and polls that come back to back from many blocks starve the
+    /// host's own updates of the word. By default the same as [`pause`](Self::pause);
+    /// [`Elapsed`] sleeps from the first pause on there.
+    #[inline(always)]
+    fn pause_sys(&mut self) {
+        self.pause()
+    }
+}
+
+/// `B` for a wait at scope `S`: [`Backoff::pause_sys`] at `Sys`, [`Backoff::pause`] elsewhere.
+pub(crate) struct AtScope<S: crate::scope::Scope, B: Backoff>(B, core::marker::PhantomData<S>);
+
+impl<S: crate::scope::Scope, B: Backoff> Default for AtScope<S, B> {
+    #[inline(always)]
+    fn default() -> Self {
+        AtScope(B::default(), core::marker::PhantomData)
+    }
+}
+
+impl<S: crate::scope::Scope, B: Backoff> Backoff for AtScope<S, B> {
+    #[inline(always)]
+    fn pause(&mut self) {
+        if S::KIND == crate::scope::ScopeKind::Sys {
+            self.0.pause_sys()
+        } else {
+            self.0.pause()
+        }
+    }
+    #[inline(always)]
+    fn waited_ns(&self) -> u64 {
+        self.0.waited_ns()
+    }
+    #[inline(always)]
+    fn lost_race(&mut self) {
+        self.0.lost_race()
+    }
 }
 
 /// Poll again at once (a `nanosleep 0`-free busy loop). For very short waits.
@@ -67,54 +111,58 @@ impl<const MIN: u32, const MAX: u32> Backoff for NanoSleep<MIN, MAX> {
     }
 }
 
-/// Poll `POLLS` times back to back, then sleep for a quarter of the time waited so far, at
-/// most `MAX_NS` nanoseconds: a sleep that grows with the wait itself, not with the number of
-/// polls. The default of [`Semaphore`](crate::Semaphore) and
-/// [`BinarySemaphore`](crate::BinarySemaphore).
+/// libcu++'s waiting policy: poll back to back for the first `SPIN_NS` nanoseconds of a wait
+/// (`POLLS` polls, then polls that each read the clock), then sleep for a quarter of the time
+/// waited so far, at most `MAX_NS`: a sleep that grows with the wait itself, not with the
+/// number of polls.
 ///
-/// PTX: nothing between the first `POLLS` polls; then `mov.u64 %globaltimer` (the time since
-/// the first failed poll) and `nanosleep.u32` of `min(elapsed / 4, MAX_NS)`. The clock is read
-/// at the first pause and once per sleep: an operation whose first poll succeeds reads no
-/// clock (`Default` reads none).
+/// PTX: nothing between the first `POLLS` polls; then `mov.u64 %globaltimer` per poll (the
+/// time since the first failed poll) and, once that passes `SPIN_NS`, `nanosleep.u32` of
+/// `min(elapsed / 4, MAX_NS)`. An operation whose first poll succeeds reads no clock.
 ///
 /// libcu++ counterpart: `__cccl_thread_poll_with_backoff` (cuda/std/__thread/poll.h in
 /// NVIDIA/cccl), which every waiting operation of `cuda::binary_semaphore`,
 /// `cuda::counting_semaphore`, `cuda::barrier` and `cuda::atomic::wait` goes through: 16 polls
-/// (`_LIBCUDACXX_POLLING_COUNT`), then `elapsed / 4`, capped at 1 ms. One difference: while
-/// `elapsed / 4` is under 10 us, libcu++ calls its device `yield`, which is empty, so its
-/// first 40 us of a wait are back-to-back polls (each reading the clock); this policy sleeps
-/// the short `elapsed / 4` instead (as [`NanoSleep`] starts with short sleeps), which leaves
-/// the polled line and the issue slots to the thread that will release.
+/// (`_LIBCUDACXX_POLLING_COUNT`); then, while `elapsed / 4` is under 10 us, its device `yield`,
+/// which is empty, so the first 40 us are back-to-back polls; then `elapsed / 4`, capped at
+/// 1 ms. The SASS of libcu++'s `binary_semaphore::acquire` on sm_90 shows exactly that
+/// (`NANOSLEEP` only past 40,000 ns of `SR_GLOBALTIMER`).
 ///
-/// Why a sleep proportional to the time waited: with thousands of waiters on one word (a lock
-/// taken by every thread of the grid, the free/full counts of a queue), a cap of about 1 us
-/// ([`NanoSleep`]'s default) keeps every waiter polling about once a microsecond, billions of
-/// loads per second on one L2 line, and the releases and RMWs that would end the wait queue
-/// behind them. A waiter that has already waited long sleeps long; the many waiters together
-/// still poll often enough that a released unit is seen quickly. `MAX_NS` of 1 ms is also the
-/// longest sleep `nanosleep` performs.
+/// Why: a waiter that polls without sleeping sees a released unit within one L2 round trip,
+/// which is what a lock handed from thread to thread needs; a waiter that has already waited
+/// long (thousands of waiters on one word) sleeps long, so that the releases and RMWs that end
+/// the wait do not queue behind its loads. `MAX_NS` of 1 ms is also the longest sleep
+/// `nanosleep` performs. An earlier version slept `elapsed / 4` from the first pause on: 8x to
+/// 60x slower than libcu++ as a lock (BENCHMARKS.md).
 ///
 /// On the host (no clock in `core`) the time waited is nominal: each of the first `POLLS`
-/// pauses counts 1 ns, each sleep what it asked for ([`sleep_ns`]: spin-loop hints, a thread
-/// yield with `warp-emulation`, a loom yield under loom); timed waits expire on that sum.
+/// pauses counts 1 ns, each later spinning pause `SPIN_NS / 64 + 1` ns (so the spinning phase
+/// lasts about 64 pauses), each sleep what it asked for ([`sleep_ns`]: spin-loop hints, a
+/// thread yield with `warp-emulation`, a loom yield under loom); timed waits expire on that sum.
 ///
 /// ```
 /// use ptx_sync::{Backoff, Elapsed};
-/// let mut b = Elapsed::<2, 1000>::default();
+/// let mut b = Elapsed::<2, 100, 1000>::default();
 /// for _ in 0..40 {
 ///     b.pause();
 /// }
 /// assert!(b.waited_ns() > 2);
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Elapsed<const POLLS: u32 = 16, const MAX_NS: u32 = 1_000_000> {
+pub struct Elapsed<
+    const POLLS: u32 = 16,
+    const SPIN_NS: u32 = 40_000,
+    const MAX_NS: u32 = 1_000_000,
+> {
     /// Pauses so far.
     pauses: u32,
     /// GPU: `%globaltimer` at the first pause. Host: the nominal nanoseconds waited so far.
     clock: u64,
 }
 
-impl<const POLLS: u32, const MAX_NS: u32> Backoff for Elapsed<POLLS, MAX_NS> {
+impl<const POLLS: u32, const SPIN_NS: u32, const MAX_NS: u32> Backoff
+    for Elapsed<POLLS, SPIN_NS, MAX_NS>
+{
     #[inline(always)]
     fn pause(&mut self) {
         self.pauses = self.pauses.saturating_add(1);
@@ -127,12 +175,18 @@ impl<const POLLS: u32, const MAX_NS: u32> Backoff for Elapsed<POLLS, MAX_NS> {
                 return; // poll again at once
             }
             let elapsed = global_timer_ns().saturating_sub(self.clock);
-            sleep_ns((elapsed / 4).min(MAX_NS as u64) as u32);
+            if elapsed >= SPIN_NS as u64 {
+                sleep_ns((elapsed / 4).min(MAX_NS as u64) as u32);
+            }
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            if self.pauses <= POLLS {
-                self.clock += 1;
+            if self.pauses <= POLLS || self.clock < SPIN_NS as u64 {
+                self.clock += if self.pauses <= POLLS {
+                    1
+                } else {
+                    SPIN_NS as u64 / 64 + 1
+                };
                 sleep_ns(0); // one spin-loop hint, or a yield (warp emulation, loom)
                 return;
             }
@@ -140,6 +194,45 @@ impl<const POLLS: u32, const MAX_NS: u32> Backoff for Elapsed<POLLS, MAX_NS> {
             sleep_ns(step);
             // At least 1 ns per pause, so that a timed wait always expires.
             self.clock += step.max(1) as u64;
+        }
+    }
+
+    /// At `Sys` scope `Elapsed` waits exactly as [`NanoSleep`]'s default does (sleeps that
+    /// double from 32 ns to 1 us, no clock). Measured on the H100 (no native host atomics),
+    /// with `Elapsed`'s own schedule a `Semaphore<Sys>` in host memory fed by the host one unit
+    /// at a time lost its units: 132 blocks waited 5 s in `try_acquire_for` while a released
+    /// unit sat on the word, both with the 40 us of back-to-back polls and with sleeps from
+    /// the first pause that grow past 1 us; `NanoSleep` passes. Why is not understood yet, so
+    /// host memory gets the schedule that is known to work.
+    #[inline(always)]
+    fn pause_sys(&mut self) {
+        self.pauses = self.pauses.saturating_add(1);
+        #[cfg(target_arch = "nvptx64")]
+        if self.pauses == 1 {
+            self.clock = global_timer_ns(); // for `waited_ns` only
+        }
+        let step = 16u32 << self.pauses.min(6);
+        sleep_ns(step);
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            self.clock += step as u64;
+        }
+    }
+
+    /// Keeps half the time waited: a counting semaphore's waiter that saw units and lost
+    /// them to other threads goes on polling sooner than its wait had grown to, but does not
+    /// start over (on the H100, starting over made the MPMC queue rows 1.3-1.8x libcu++'s,
+    /// halving 0.7-1.1x; semaphore rows at 132 x 256 threads 0.55 -> 0.20).
+    #[inline(always)]
+    fn lost_race(&mut self) {
+        #[cfg(target_arch = "nvptx64")]
+        if self.pauses > 0 {
+            let now = global_timer_ns();
+            self.clock += now.saturating_sub(self.clock) / 2;
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            self.clock /= 2;
         }
     }
 

@@ -98,8 +98,14 @@ pub fn match_any(mask: u32, value: u64) -> u32 {
 /// included: `activemask.b32`, then `match.any.sync.b64` on the address. The primitives
 /// aggregate over this group, never over the whole active mask, so lanes of one warp that use
 /// different objects (a lock per bucket, a latch per tile) each act on their own object.
+/// A lane running alone (one thread per block arriving at a grid-wide barrier or latch) is its
+/// own group and skips the `match.any`.
 #[inline(always)]
 pub fn peers<T: ?Sized>(object: &T) -> u32 {
+    let active = active_mask();
+    if active & active.wrapping_sub(1) == 0 {
+        return active;
+    }
     let address = object as *const T as *const () as usize as u64;
-    match_any(active_mask(), address)
+    match_any(active, address)
 }

@@ -355,6 +355,60 @@ fn barrier_split_arrive_wait_and_drop() {
     });
 }
 
+/// A drop that is the last arrival of phase 0 releases the other thread, which arrives at
+/// phases 1 and 2 alone: in every interleaving both phases complete. (If the drop flipped the
+/// phase and restarted the counter in two RMWs, the other thread's arrival at phase 1 could
+/// land between them: phase 1 would then complete by the restart, with no restart of its own,
+/// and phase 2 never.)
+#[test]
+fn barrier_drop_as_the_last_arrival() {
+    model(|| {
+        let bar = Arc::new(Barrier::<Gpu>::new(2));
+        let data = Arc::new(UnsafeCell::new(0u32));
+        let (b2, d2) = (bar.clone(), data.clone());
+        let t = thread::spawn(move || {
+            d2.with_mut(|p| unsafe { *p = 7 });
+            b2.arrive_and_drop();
+        });
+        bar.arrive_and_wait();
+        assert_eq!(read(&data), 7);
+        bar.arrive_and_wait();
+        bar.arrive_and_wait();
+        t.join().unwrap();
+    });
+}
+
+/// One thread arrives through the plain path (`arrive_and_wait`, whose completing arrival
+/// flips the phase, then restarts the counter), the other through the completion path (load,
+/// then CAS, or the flip-and-restart add when last), for three phases: the completion path
+/// reads words between a flip and its restart and must not take them for a complete count.
+#[test]
+fn barrier_plain_and_completion_paths_together() {
+    model(|| {
+        let bar = Arc::new(Barrier::<Gpu>::new(2));
+        let slots = Arc::new([UnsafeCell::new(0u32), UnsafeCell::new(0u32)]);
+        let done = Arc::new(UnsafeCell::new(0u32));
+        let (b2, s2, d2) = (bar.clone(), slots.clone(), done.clone());
+        let t = thread::spawn(move || {
+            for phase in 1..=3u32 {
+                s2[1].with_mut(|p| unsafe { *p = phase });
+                b2.arrive_and_wait_with(|| bump(&d2));
+                assert_eq!(read(&s2[0]), phase);
+                b2.arrive_and_wait_with(|| bump(&d2));
+            }
+        });
+        for phase in 1..=3u32 {
+            slots[0].with_mut(|p| unsafe { *p = phase });
+            bar.arrive_and_wait();
+            assert_eq!(read(&slots[1]), phase);
+            bar.arrive_and_wait();
+        }
+        t.join().unwrap();
+        // One completion per phase that the completion path ended, at most six.
+        assert!(read(&done) <= 6);
+    });
+}
+
 #[test]
 fn atomic_wait_sees_the_change_and_its_payload() {
     model(|| {

@@ -1,11 +1,12 @@
 //! The primitives on the host backend (core atomics) with real threads: the same algorithms
 //! the GPU runs, counted exactly. (loom.rs checks them exhaustively on small cases.)
 
+use ptx_sync::barrier::init_word;
 use ptx_sync::{
     Atomic, Backoff, Barrier, BinarySemaphore, Elapsed, Gpu, Latch, NanoSleep, Ordering, Semaphore,
     Spin, Sys, TicketLock, TimedOut,
 };
-use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 use std::thread;
 
 const THREADS: usize = 4;
@@ -258,12 +259,13 @@ fn counting_semaphores_run_a_bounded_mpmc_ring() {
     run::<NanoSleep>("NanoSleep");
 }
 
-/// `Elapsed` on the host: the first `POLLS` pauses count 1 ns each, then each sleeps a
-/// quarter of the nominal time so far, capped, so the sum grows geometrically to the cap and
-/// a timed wait always expires (even with no polls at all).
+/// `Elapsed` on the host: the first `POLLS` pauses count 1 ns each, the spinning ones up to
+/// `SPIN_NS` count `SPIN_NS / 64 + 1` each, then each sleeps a quarter of the nominal time so
+/// far, capped, so the sum grows geometrically to the cap and a timed wait always expires
+/// (even with no polls at all).
 #[test]
-fn elapsed_policy_grows_with_the_time_waited_and_caps() {
-    let mut b = Elapsed::<4, 1000>::default();
+fn elapsed_policy_spins_then_grows_with_the_time_waited_and_caps() {
+    let mut b = Elapsed::<4, 640, 1000>::default();
     let mut waited = Vec::new();
     for _ in 0..200 {
         b.pause();
@@ -271,18 +273,40 @@ fn elapsed_policy_grows_with_the_time_waited_and_caps() {
     }
     assert_eq!(&waited[..4], &[1, 2, 3, 4], "polls");
     let steps: Vec<u64> = waited.windows(2).map(|w| w[1] - w[0]).collect();
+    let spinning = steps.iter().filter(|&&s| s == 11).count();
+    assert_eq!(spinning, 58, "spinning pauses until 640 ns: {steps:?}");
     assert!(
         steps.windows(2).all(|w| w[1] >= w[0]),
         "steps shrink: {steps:?}"
     );
     assert_eq!(*steps.last().unwrap(), 1000, "capped at MAX_NS");
-    let mut none = Elapsed::<0, 1000>::default();
+    let mut none = Elapsed::<0, 0, 1000>::default();
     for _ in 0..10 {
         none.pause();
     }
     assert!(none.waited_ns() >= 10);
-    let sem = Semaphore::<Gpu, 2, Elapsed<0, 50>>::new(0);
+    let sem = Semaphore::<Gpu, 2, Elapsed<0, 0, 50>>::new(0);
     assert!(!sem.try_acquire_for(100_000));
+}
+
+/// After a lost race `Elapsed` keeps half of the time waited (what a counting semaphore's
+/// waiter does when another thread took the unit it saw); the default policy starts over.
+#[test]
+fn lost_race_halves_elapsed_and_restarts_the_others() {
+    let mut b = Elapsed::<4, 640, 1000>::default();
+    for _ in 0..100 {
+        b.pause();
+    }
+    let before = b.waited_ns();
+    b.lost_race();
+    assert_eq!(b.waited_ns(), before / 2);
+    let mut n = NanoSleep::<32, 1024>::default();
+    for _ in 0..10 {
+        n.pause();
+    }
+    assert!(n.waited_ns() > 0);
+    n.lost_race();
+    assert_eq!(n.waited_ns(), 0);
 }
 
 #[test]
@@ -349,29 +373,39 @@ fn barrier_neighbour_exchange_over_many_phases() {
     assert_eq!(completions.load(SeqCst), PHASES);
 }
 
-/// A barrier over three words this test owns, so it can read `[pending, expected, phase]`
-/// (device/src/barrier.rs) while no thread is inside a barrier call.
-fn barrier_over(words: &[AtomicU32; 3]) -> &Barrier<Gpu, Spin> {
-    // SAFETY: three 4-byte aligned u32s (an `AtomicU32` is one) that outlive the view, written
-    // only through it; the test reads them only between barrier calls.
-    unsafe { Barrier::from_ptr(words.as_ptr().cast::<u32>().cast_mut()) }
+/// A barrier over a word this test owns, so it can read the word (device/src/barrier.rs)
+/// while no thread is inside a barrier call.
+fn barrier_over(word: &AtomicU64) -> &Barrier<Gpu, Spin> {
+    // SAFETY: an 8-byte aligned u64 (an `AtomicU64` is one) that outlives the view, written
+    // only through it; the test reads it only between barrier calls.
+    unsafe { Barrier::from_ptr(word.as_ptr()) }
 }
 
-fn barrier_state(words: &[AtomicU32; 3]) -> [u32; 3] {
-    words.each_ref().map(|w| w.load(SeqCst))
+/// `[pending, expected, phase]` of a barrier word between phases (device/src/barrier.rs: bit
+/// 63 the phase, bits 32..=62 a counter that completes the phase at 2^31, bits 0..=31 where
+/// it restarts, 2^31 - expected): the arrivals still missing in this phase, the threads the
+/// next phase expects, the phase bit.
+fn barrier_state(word: &AtomicU64) -> [u64; 3] {
+    let w = word.load(SeqCst);
+    [
+        (1 << 31) - ((w >> 32) & 0x7FFF_FFFF),
+        (1 << 31) - (w & 0xFFFF_FFFF),
+        w >> 63,
+    ]
 }
 
 /// `arrive_and_drop` arrives at the current phase (which still needs all three arrivals) and
 /// lowers every later phase to two, step by step.
 #[test]
 fn barrier_arrive_and_drop_counts_now_and_lowers_later_phases() {
-    let words = [3, 3, 0].map(AtomicU32::new);
-    let bar = barrier_over(&words);
+    let word = AtomicU64::new(init_word(3));
+    let bar = barrier_over(&word);
+    assert_eq!(barrier_state(&word), [3, 3, 0]);
     let t0 = bar.arrive();
-    assert_eq!(barrier_state(&words), [2, 3, 0]);
+    assert_eq!(barrier_state(&word), [2, 3, 0]);
     bar.arrive_and_drop();
     assert_eq!(
-        barrier_state(&words),
+        barrier_state(&word),
         [1, 2, 0],
         "the drop is an arrival at phase 0 and leaves later phases 2"
     );
@@ -382,15 +416,15 @@ fn barrier_arrive_and_drop_counts_now_and_lowers_later_phases() {
     );
     let last = bar.arrive();
     assert_eq!(
-        barrier_state(&words),
+        barrier_state(&word),
         [2, 2, 1],
-        "phase 0 completed, phase 1 filled with 2"
+        "phase 0 completed, phase 1 expects 2"
     );
     assert_eq!(bar.wait_for(&t0, 10_000), Ok(()));
     bar.wait(last);
     for p in 1..=3 {
         let first = bar.arrive();
-        assert_eq!(barrier_state(&words), [1, 2, p]);
+        assert_eq!(barrier_state(&word), [1, 2, p & 1]);
         assert_eq!(
             bar.wait_for(&first, 10_000),
             Err(TimedOut),
@@ -398,8 +432,8 @@ fn barrier_arrive_and_drop_counts_now_and_lowers_later_phases() {
         );
         let second = bar.arrive();
         assert_eq!(
-            barrier_state(&words),
-            [2, 2, p + 1],
+            barrier_state(&word),
+            [2, 2, (p + 1) & 1],
             "phase {p} completed by two arrivals"
         );
         bar.wait(first);
@@ -407,16 +441,52 @@ fn barrier_arrive_and_drop_counts_now_and_lowers_later_phases() {
     }
 }
 
+/// A drop that is the last arrival of its phase flips the phase and restarts the counter in
+/// one RMW: the phase after it needs exactly the two that stayed (the next two phases are
+/// completed by one thread each, through both arrival paths).
+#[test]
+fn barrier_drop_as_the_last_arrival_restarts_the_next_phase() {
+    let word = AtomicU64::new(init_word(3));
+    let bar = barrier_over(&word);
+    let (a, b) = (bar.arrive(), bar.arrive());
+    bar.arrive_and_drop();
+    assert_eq!(
+        barrier_state(&word),
+        [2, 2, 1],
+        "the drop completed phase 0"
+    );
+    assert_eq!((bar.wait_for(&a, 0), bar.wait_for(&b, 0)), (Ok(()), Ok(())));
+    let first = bar.arrive();
+    bar.arrive_and_wait();
+    bar.wait(first);
+    assert_eq!(barrier_state(&word), [2, 2, 0], "phase 1: two arrivals");
+    let first = bar.arrive();
+    bar.arrive_and_wait_with(|| {});
+    bar.wait(first);
+    assert_eq!(barrier_state(&word), [2, 2, 1], "phase 2: two arrivals");
+    // Down to one thread, then to none.
+    let first = bar.arrive();
+    bar.arrive_and_drop();
+    bar.wait(first);
+    assert_eq!(barrier_state(&word), [1, 1, 0]);
+    bar.arrive_and_drop();
+    assert_eq!(
+        word.load(SeqCst),
+        1 << 63 | 1 << 31,
+        "nobody left: phase bit 1, counter 0, restart 2^31 (0 expected)"
+    );
+}
+
 /// The same with threads: one drops at phase 0, two go through `PHASES` phases; each wait is
 /// bounded, so a barrier that still expects three fails instead of hanging.
 #[test]
 fn barrier_arrive_and_drop_shrinks_later_phases() {
-    const PHASES: u32 = 100;
+    const PHASES: u64 = 101;
     /// Polls of `Spin` (its nominal nanoseconds): seconds, for a phase that never completes.
     const LIMIT: u64 = 100_000_000;
-    let words = [3, 3, 0].map(AtomicU32::new);
-    let bar = barrier_over(&words);
-    let (passed, stuck) = (AtomicU32::new(0), AtomicU32::new(0));
+    let word = AtomicU64::new(init_word(3));
+    let bar = barrier_over(&word);
+    let (passed, stuck) = (AtomicU64::new(0), AtomicU64::new(0));
     thread::scope(|s| {
         s.spawn(|| bar.arrive_and_drop());
         for _ in 0..2 {
@@ -438,16 +508,149 @@ fn barrier_arrive_and_drop_shrinks_later_phases() {
         "(phases passed, threads stuck in a phase) of the two threads that stayed"
     );
     assert_eq!(
-        barrier_state(&words),
-        [2, 2, PHASES],
+        barrier_state(&word),
+        [2, 2, PHASES & 1],
         "[pending, expected, phase]: phase 0 with three arrivals, every later one with two"
     );
+}
+
+/// Threads race a drop that is the last arrival of phase 0 into phase 1 (they are released by
+/// the drop's RMW): with the drop's flip and its restart in two RMWs, both could complete phase
+/// 1 before the restart and phase 2 would never complete. Each wait is bounded.
+#[test]
+fn barrier_drop_as_the_last_arrival_with_threads_racing_into_the_next_phase() {
+    const ROUNDS: usize = 300;
+    const PHASES: u32 = 4;
+    const LIMIT: u64 = 100_000_000;
+    for round in 0..ROUNDS {
+        let word = AtomicU64::new(init_word(3));
+        let bar = barrier_over(&word);
+        let stuck = AtomicU32::new(0);
+        thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| {
+                    for _ in 0..PHASES {
+                        let t = bar.arrive();
+                        if bar.wait_for(&t, LIMIT).is_err() {
+                            stuck.fetch_add(1, SeqCst);
+                            return;
+                        }
+                    }
+                });
+            }
+            // The drop waits until both others have arrived at phase 0, so it is the last.
+            s.spawn(|| {
+                while barrier_state(&word)[0] != 1 {
+                    std::hint::spin_loop();
+                }
+                bar.arrive_and_drop();
+            });
+        });
+        assert_eq!(stuck.load(SeqCst), 0, "round {round}: a thread stuck");
+        assert_eq!(
+            word.load(SeqCst),
+            init_word(2) | (PHASES as u64 & 1) << 63,
+            "round {round}: the word after phase 0 and {} phases of two",
+            PHASES - 1
+        );
+    }
+}
+
+/// The completion step runs once per phase, by the last arrival, before any thread returns
+/// from that phase: every thread has returned from the phase before (each counted its return
+/// before arriving) and none from this one. It sleeps now and then, so a waiter released
+/// before it ran would have time to return and be counted.
+#[test]
+fn barrier_completion_runs_once_per_phase_before_any_waiter_returns() {
+    const PHASES: u32 = 300;
+    let bar = Barrier::<Gpu, Spin>::new(THREADS as u32);
+    let completions = AtomicU32::new(0);
+    let returned = AtomicU32::new(0);
+    let (early, missed) = (AtomicU32::new(0), AtomicU32::new(0));
+    thread::scope(|s| {
+        for _ in 0..THREADS {
+            s.spawn(|| {
+                for p in 1..=PHASES {
+                    bar.arrive_and_wait_with(|| {
+                        if returned.load(SeqCst) != (p - 1) * THREADS as u32 {
+                            early.fetch_add(1, SeqCst);
+                        }
+                        if p % 4 == 0 {
+                            thread::sleep(std::time::Duration::from_micros(100));
+                        }
+                        completions.fetch_add(1, SeqCst);
+                    });
+                    // Exactly this phase's completion: the next one needs this thread.
+                    if completions.load(SeqCst) != p {
+                        missed.fetch_add(1, SeqCst);
+                    }
+                    returned.fetch_add(1, SeqCst);
+                }
+            });
+        }
+    });
+    assert_eq!(
+        (
+            early.load(SeqCst),
+            missed.load(SeqCst),
+            completions.load(SeqCst)
+        ),
+        (0, 0, PHASES),
+        "(completions that found a thread already returned, returns that did not see exactly \
+         their phase's completions, completions)"
+    );
+}
+
+/// Many phases on one barrier, never re-initialized: the phase bit wraps through the carry
+/// out of bit 63 every second phase, and after every phase the word is the fresh word with
+/// that phase's bit, whichever way the last arrival came (`arrive`, `arrive_and_wait`,
+/// `arrive_and_wait_with`).
+#[test]
+fn barrier_word_is_exact_after_every_one_of_many_phases() {
+    const PHASES: u64 = 10_000;
+    let word = AtomicU64::new(init_word(3));
+    let bar = barrier_over(&word);
+    let mut completions = 0;
+    for p in 1..=PHASES {
+        let (a, b) = (bar.arrive(), bar.arrive());
+        assert_eq!(bar.wait_for(&a, 0), Err(TimedOut), "phase {p} opened early");
+        match p % 3 {
+            0 => bar.wait(bar.arrive()),
+            1 => bar.arrive_and_wait(),
+            _ => bar.arrive_and_wait_with(|| completions += 1),
+        }
+        assert_eq!(
+            word.load(SeqCst),
+            init_word(3) | (p & 1) << 63,
+            "the word after phase {p}"
+        );
+        bar.wait(a);
+        bar.wait(b);
+    }
+    assert_eq!(completions, PHASES / 3);
+}
+
+#[test]
+fn barrier_init_word_is_libcus() {
+    // libcu++'s `__barrier_base<__empty_completion>::__init`: the counter and the restart
+    // value both 2^31 - expected.
+    assert_eq!(init_word(1), 0x7FFF_FFFF_7FFF_FFFF);
+    assert_eq!(init_word(132), 0x7FFF_FF7C_7FFF_FF7C);
+    assert_eq!(init_word((1 << 31) - 1), 0x0000_0001_0000_0001);
+    assert_eq!(size_of::<Barrier<Gpu>>(), 8);
+    assert_eq!(align_of::<Barrier<Gpu>>(), 8);
 }
 
 #[test]
 #[should_panic(expected = "at least one thread")]
 fn barrier_of_zero_panics() {
     let _ = Barrier::<Gpu>::new(0);
+}
+
+#[test]
+#[should_panic(expected = "at most 2^31 - 1 threads")]
+fn barrier_of_2_pow_31_panics() {
+    let _ = Barrier::<Gpu>::new(1 << 31);
 }
 
 #[test]

@@ -25,8 +25,8 @@
 //!
 //! - Same words: the host and the GPU address one allocation (`cuMemHostAlloc` with
 //!   `DEVICEMAP`: page-locked host memory mapped into the GPU's address space), and the
-//!   primitives are `repr(C)` over `u32`s (`Latch`, `Semaphore`: one; `Barrier`: three), so both
-//!   sides see one layout. Every host access goes through an atomic; the views borrow the buffer,
+//!   primitives are `repr(C)` over one `u32` (`Latch`, `Semaphore`) or one 8-byte aligned `u64`
+//!   (`Barrier`: two words), so both sides see one layout. Every host access goes through an atomic; the views borrow the buffer,
 //!   so they cannot outlive it.
 //! - Same algorithm, same orders: the host runs the `Ordering`s the GPU runs (an acquire CAS,
 //!   a release add, acquire polling). A kernel must use scope [`Sys`]: its operations are then
@@ -187,13 +187,22 @@ pub trait SysWords {
         unsafe { Atomic::from_ptr(self.sys_words()[i].as_ptr()) }
     }
 
-    /// Words `i..i + 3` as a [`Barrier`] (initialize it with `Barrier::init` before anyone
-    /// arrives). Arrivals from both the host and the GPU race as RMWs on one word: see the
-    /// module's limitation.
+    /// Words `i..i + 2` as a [`Barrier`]: its one `u64` (little-endian: word `i` holds bits
+    /// 0..=31), which must be 8-byte aligned: an even `i` in a [`MappedBuffer`] (whose
+    /// allocation is page-aligned). Panics if it is not. Initialize it with `Barrier::init`
+    /// before anyone arrives, and reach the two words only through this view while it is in
+    /// use (a `u32` access racing the barrier's `u64` RMWs would be a mixed-size race). Arrivals
+    /// from both the host and the GPU race as RMWs on one word: see the module's limitation.
     fn barrier(&self, i: usize) -> &Barrier<Sys, HostBackoff> {
-        let words = &self.sys_words()[i..i + 3];
-        // SAFETY: three consecutive valid, aligned u32s, accessed only atomically.
-        unsafe { Barrier::from_ptr(words[0].as_ptr()) }
+        let words = &self.sys_words()[i..i + 2];
+        let ptr = words[0].as_ptr().cast::<u64>();
+        assert!(
+            ptr.is_aligned(),
+            "SysWords::barrier: word {i} is not 8-byte aligned (a Barrier is one u64)"
+        );
+        // SAFETY: two consecutive valid u32s, 8-byte aligned (checked): one u64, accessed only
+        // atomically.
+        unsafe { Barrier::from_ptr(ptr) }
     }
 }
 
@@ -250,9 +259,23 @@ mod tests {
         (0..n).map(|_| AtomicU32::new(0)).collect()
     }
 
+    /// `N` zeroed words that start 8-byte aligned (a `Barrier` at any even index).
+    #[repr(C, align(8))]
+    struct Aligned<const N: usize>([AtomicU32; N]);
+
+    fn aligned<const N: usize>() -> Aligned<N> {
+        Aligned(std::array::from_fn(|_| AtomicU32::new(0)))
+    }
+
+    /// A barrier's `u64` as its two words (little-endian).
+    fn halves(word: u64) -> [u32; 2] {
+        [word as u32, (word >> 32) as u32]
+    }
+
     #[test]
     fn views_are_the_words_themselves() {
-        let w = words(8);
+        let words = aligned::<8>();
+        let w = &words.0[..];
         w[1].store(3, Relaxed);
         w.latch(1).count_down(2);
         assert_eq!(w[1].load(Relaxed), 1);
@@ -263,15 +286,27 @@ mod tests {
         w.flag(5).store(7, Release);
         assert_eq!(w[5].load(Acquire), 7);
         w.barrier(4).init(2);
-        assert_eq!([4, 5, 6].map(|i| w[i].load(Relaxed)), [2, 2, 0]);
+        assert_eq!(
+            [4, 5].map(|i| w[i].load(Relaxed)),
+            halves(ptx_sync::barrier::init_word(2))
+        );
         assert_eq!(w.flag(0).as_ptr(), w[0].as_ptr());
     }
 
     #[test]
     #[should_panic]
-    fn a_barrier_needs_three_words() {
-        let w = words(4);
+    fn a_barrier_needs_two_words() {
+        let words = aligned::<3>();
+        let w = &words.0[..];
         let _ = w.barrier(2);
+    }
+
+    #[test]
+    #[should_panic(expected = "not 8-byte aligned")]
+    fn a_barrier_needs_an_aligned_u64() {
+        let words = aligned::<4>();
+        let w = &words.0[..];
+        let _ = w.barrier(1);
     }
 
     #[test]
@@ -406,9 +441,10 @@ mod tests {
     #[test]
     fn barrier_phases_with_neighbour_checks() {
         const THREADS: usize = 4;
-        const PHASES: u32 = 500;
-        // Words 0..3: the barrier; 3..3+2*THREADS: double-buffered values.
-        let w = words(3 + 2 * THREADS);
+        const PHASES: u32 = 501;
+        // Words 0..2: the barrier; 2..2+2*THREADS: double-buffered values.
+        let words = aligned::<{ 2 + 2 * THREADS }>();
+        let w = &words.0[..];
         w.barrier(0).init(THREADS as u32);
         let stale = AtomicU32::new(0);
         thread::scope(|s| {
@@ -416,7 +452,7 @@ mod tests {
                 let (w, stale) = (&w, &stale);
                 s.spawn(move || {
                     for p in 0..PHASES {
-                        let buf = 3 + (p as usize % 2) * THREADS;
+                        let buf = 2 + (p as usize % 2) * THREADS;
                         w[buf + t].store(p * 10 + t as u32, Relaxed);
                         w.barrier(0).arrive_and_wait();
                         let n = (t + 1) % THREADS;
@@ -428,6 +464,11 @@ mod tests {
             }
         });
         assert_eq!(stale.load(Relaxed), 0);
-        assert_eq!(w[2].load(Relaxed), PHASES);
+        let fresh = ptx_sync::barrier::init_word(THREADS as u32);
+        assert_eq!(
+            [0, 1].map(|i| w[i].load(Relaxed)),
+            halves(fresh | (PHASES as u64 & 1) << 63),
+            "the barrier after {PHASES} phases: the fresh word with the last phase's bit"
+        );
     }
 }

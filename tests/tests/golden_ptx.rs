@@ -208,11 +208,16 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
 /// primitive's documented algorithm, not from its code).
 fn primitive(op: &str, s: &str) -> Vec<String> {
     let f = |x: &str| x.replace("S", s);
-    let arrive = [
-        "ld.relaxed.S.b32",
-        "atom.acq_rel.S.add.u32",
-        "st.relaxed.S.b32",
-        "st.release.S.b32",
+    // Barrier (device/src/barrier.rs), one u64: an arrival is an `atom.add.acq_rel` whose carry
+    // flips the phase bit, and the arrival that flipped it restarts the counter with a relaxed
+    // add; waiters poll the phase bit with `ld.acquire`. The completion step and the drop load
+    // the word and add their arrival by CAS, or, when last, flip and restart with one add.
+    let arrive = ["atom.acq_rel.S.add.u64", "atom.relaxed.S.add.u64"];
+    let wait_phase = ["ld.acquire.S.b64", "nanosleep.u32"];
+    let knowing_last = [
+        "ld.acquire.S.b64",
+        "atom.acq_rel.S.cas.b64",
+        "atom.acq_rel.S.add.u64",
     ];
     let wait = ["ld.acquire.S.b32", "nanosleep.u32"];
     // Aggregation per object: the lanes naming the same address (device/src/warp.rs, peers).
@@ -236,30 +241,31 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
             "st.release.S.b32",
         ],
         // Counting (device/src/semaphore.rs): the count loaded, `atom.cas.acquire` only when
-        // positive; waiting with `NanoSleep`; release by `red.release.add` (no old value in a
-        // release build).
+        // positive; waiting with `Elapsed` (the default: `%globaltimer`, `nanosleep`); release
+        // by `red.release.add` (no old value in a release build).
         "semaphore_acquire" => vec![
             "ld.relaxed.S.b32",
             "atom.acquire.S.cas.b32",
             "nanosleep.u32",
+            "mov.u64 %globaltimer",
         ],
         "semaphore_try_acquire" => vec!["ld.relaxed.S.b32", "atom.acquire.S.cas.b32"],
         "semaphore_release" => vec!["red.release.S.add.u32"],
         // Binary (device/src/binary_semaphore.rs): `atom.exch.acquire` of 0 takes the unit,
-        // waiters poll with relaxed loads (`NanoSleep`), `st.release` of 1 gives it back. At
+        // waiters poll with relaxed loads (`Elapsed`), `st.release` of 1 gives it back. At
         // `.sys` the first attempt loads before it exchanges (the set is the same for
         // `acquire`, which polls with that load anyway).
         "binary_semaphore_acquire" => vec![
             "atom.acquire.S.exch.b32",
             "ld.relaxed.S.b32",
             "nanosleep.u32",
+            "mov.u64 %globaltimer",
         ],
-        // The `Elapsed` policy: the same, plus the clock it measures the time waited with.
-        "binary_semaphore_acquire_elapsed" => vec![
+        // With `NanoSleep` instead: the same, without the clock.
+        "binary_semaphore_acquire_nanosleep" => vec![
             "atom.acquire.S.exch.b32",
             "ld.relaxed.S.b32",
             "nanosleep.u32",
-            "mov.u64 %globaltimer",
         ],
         "binary_semaphore_try_acquire" if s == "sys" => {
             vec!["ld.relaxed.S.b32", "atom.acquire.S.exch.b32"]
@@ -274,9 +280,10 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
         }
         "latch_arrive_and_wait" => [&warp[..], &wait[..], &["atom.acq_rel.S.add.u32"]].concat(),
         "barrier_arrive" => arrive.to_vec(),
-        "barrier_arrive_then_wait" => [&arrive[..], &wait[..]].concat(),
-        "barrier_arrive_and_wait" => [&arrive[..], &wait[..], &warp[..]].concat(),
-        "barrier_arrive_and_drop" => [&arrive[..], &["atom.relaxed.S.add.u32"]].concat(),
+        "barrier_arrive_then_wait" => [&arrive[..], &wait_phase[..]].concat(),
+        "barrier_arrive_and_wait" => [&arrive[..], &wait_phase[..], &warp[..]].concat(),
+        "barrier_arrive_and_wait_with" => [&knowing_last[..], &wait_phase[..], &warp[..]].concat(),
+        "barrier_arrive_and_drop" => knowing_last.to_vec(),
         other => panic!("no oracle for {other}"),
     };
     let owned: Vec<String> = list.iter().map(|x| f(x)).collect();

@@ -593,10 +593,10 @@ pub unsafe extern "ptx-kernel" fn semaphore32__holders(s: *mut u32, stats: *mut 
 }
 
 /// The waiting policy of the latch and `Barrier<Gpu>` rows: their waits last about one L2
-/// round trip, and measured on the H100 (132 blocks, one poller each) short sleeps beat both
-/// the default `NanoSleep<32, 1024>` (sleeps too long once the phase has completed) and `Spin`
-/// (back-to-back `ld.acquire` polls crowd the line the arrivals must reach): latch 1352 ns per
-/// phase vs 1391 (default) and 1429 (Spin).
+/// round trip, and short sleeps measured faster on the H100 than the default
+/// `NanoSleep<32, 1024>` (sleeps too long once the phase has completed), `Spin` and `Elapsed`
+/// (back-to-back `ld.acquire` polls crowd the line the arrivals must reach): see
+/// bench/NOTES.md.
 type ShortSleep = NanoSleep<8, 128>;
 
 /// `latch/132x128`: per round, thread 0 of every block counts down a fresh latch and waits.
@@ -761,13 +761,12 @@ pub unsafe extern "ptx-kernel" fn grid_barrier__grid_sync(
     bb_report(errors, err);
 }
 
-/// `grid_barrier/cuda_barrier/*`: `Barrier<Gpu>` (three words in global memory), thread 0 of
+/// `grid_barrier/cuda_barrier/*`: `Barrier<Gpu>` (one u64 in global memory), thread 0 of
 /// each block arriving between two block barriers, as the C++ does with
-/// `cuda::barrier<thread_scope_device>`. Waits with [`ShortSleep`] (2127 ns per barrier at 132
-/// blocks vs 2432 with the default policy and 2132 with `Spin`, on the H100).
+/// `cuda::barrier<thread_scope_device>`. Waits with [`ShortSleep`].
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn grid_barrier__cuda_barrier(
-    bar: *mut u32,
+    bar: *mut u64,
     slots: *mut i32,
     rounds: i32,
     errors: *mut u32,

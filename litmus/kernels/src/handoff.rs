@@ -441,16 +441,17 @@ pub unsafe extern "ptx-kernel" fn litmus_handoff_latch_relaxed(
     latch::<RelaxedLatch>(latches, rounds, slots, timeout_ns, stats)
 }
 
-/// Barrier: one `Barrier<Gpu>` at `bar` (the host writes `[blocks, blocks, 0]`) for
+/// Barrier: one `Barrier<Gpu>` at `bar` (the host writes `barrier::init_word(blocks)`) for
 /// `phases` phases. Every thread writes its slot of `slots[p & 1]`; the block meets at
-/// `barrier.sync`; thread 0 arrives for it (`atom.add.acq_rel.gpu` on the pending count; the
-/// last arriver opens the phase with `st.release.gpu`) and waits (`ld.acquire.gpu` of the
-/// phase, `wait_for`); a second `barrier.sync` passes what thread 0 acquired to its block,
+/// `barrier.sync`; thread 0 arrives for it (`atom.acq_rel.gpu.add.u64` on the barrier's word;
+/// the last arrival's add carries into the phase bit, which opens the phase, then restarts the
+/// counter with `atom.relaxed.gpu.add.u64`) and waits (`ld.acquire.gpu.b64` of the phase bit,
+/// `wait_for`); a second `barrier.sync` passes what thread 0 acquired to its block,
 /// and every thread checks its neighbours' slots. Thread 0 tells its block whether the wait
 /// gave up through the first word of dynamic shared memory (launch with 4 bytes).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn litmus_handoff_barrier(
-    bar: *mut u32,
+    bar: *mut u64,
     phases: u32,
     slots: *mut u32,
     timeout_ns: u64,

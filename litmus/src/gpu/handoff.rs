@@ -21,6 +21,7 @@ use crate::report::{Outcome, Row};
 use ptx_sync_host::cudarc::driver::{
     CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
+use ptx_sync_host::ptx_sync::barrier::init_word;
 use ptx_sync_host::{Gpu, Kernel, MappedBuffer, Module};
 use std::fmt::Display;
 use std::sync::atomic::AtomicU32;
@@ -528,10 +529,10 @@ fn barrier(env: &Env) -> Result<Row, String> {
     let start = Instant::now();
     let kernel = env.kernel(TEST, "litmus_handoff_barrier")?;
     let cfg = env.coop(TEST, &kernel, p.threads, 4)?;
-    // A fresh Barrier<Gpu>: [pending, expected, phase].
+    // A fresh Barrier<Gpu>: one u64 (device/src/barrier.rs).
     let bar = env
         .gpu
-        .upload(&[p.blocks, p.blocks, 0])
+        .upload(&[init_word(p.blocks)])
         .map_err(ctx(TEST, "uploading"))?;
     let slots = env.zeros::<u32>(TEST, 2 * (p.blocks * p.threads) as usize)?;
     let stats = env.zeros::<u64>(TEST, 3)?;

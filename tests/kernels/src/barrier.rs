@@ -80,7 +80,7 @@ pub unsafe extern "ptx-kernel" fn block_barrier_exchange(iters: u32, stats: *mut
     report(stats, errors, checks, 0, phases, acc);
 }
 
-/// `Barrier<Cta>` (three u32s) at the start of the dynamic shared memory, a phase counter at
+/// `Barrier<Cta>` (one u64) at the start of the dynamic shared memory, a phase counter at
 /// byte 16, `2 * threads` u32 slots at byte 32 (launch with `32 + 8 * threads` bytes). Phase
 /// `i` uses `arrive_and_wait_with` a completion step that increments the counter (i % 3 == 0),
 /// `arrive` + work + `wait` (1), or `arrive_and_wait` (2); after every phase each thread
@@ -153,14 +153,14 @@ pub unsafe extern "ptx-kernel" fn grid_barrier_exchange(
     report(stats, errors, checks, 0, phases, 0);
 }
 
-/// `Barrier<Gpu>` at `bar` (the host writes `[blocks, blocks, 0]`) over a cooperative launch:
+/// `Barrier<Gpu>` at `bar` (the host writes `barrier::init_word(blocks)`) over a cooperative launch:
 /// thread 0 of each block arrives for its block between two block barriers, by
 /// `arrive_and_wait_with` a completion step that increments `*counter` (r % 3 == 0), by
 /// `arrive` then `wait` (1), or by `arrive_and_wait` (2). Every thread then checks the counter
 /// (`r / 3 + 1`) and the neighbour exchange of `grid_barrier_exchange`.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn barrier_gpu_exchange(
-    bar: *mut u32,
+    bar: *mut u64,
     counter: *mut u32,
     rounds: u32,
     slots: *mut u32,

@@ -15,7 +15,8 @@
 //! at an object also waits on it, so no peer can be two rounds ahead while `g` reads.
 //!
 //! `stats` (u64), summed over threads: [0] stale or wrong peer values, [1] peer values checked,
-//! [2] state errors (a latch not at 0 after its wait, a barrier phase other than the round's,
+//! [2] state errors (a latch not at 0 after its wait, a barrier phase bit other than the round's
+//! or a restart value other than its members',
 //! an atomic wait that returned another value than the one stored), [3] counter errors (a
 //! completion counter or an arrival count outside its window), [4] timed waits that timed out,
 //! [5] returns from a wait, [6] unused, [7] never written (keeps busy work alive).
@@ -32,8 +33,6 @@ use ptx_sync::{
 pub const NONE: u32 = u32::MAX;
 /// Peers each waiting thread checks.
 pub const PEERS: usize = 4;
-/// u32 words per `Barrier` object in global and shared memory (three used).
-pub const BAR_STRIDE: usize = 4;
 /// The timed waits' budget: far longer than any wait here takes.
 const WAIT_NS: u64 = 10_000_000_000;
 
@@ -223,17 +222,19 @@ pub unsafe extern "ptx-kernel" fn pattern_latch_cta(
 // Barrier
 
 /// One round of the barrier kernels for thread `g` (of `n`) on the barrier objects at `bars`
-/// (`BAR_STRIDE` words each, in this thread's object space). `ctrs[o]` is object `o`'s
+/// (one `u64` each, in this thread's object space). `ctrs[o]` is object `o`'s
 /// completion counter, `arrived[o]` its arrival count (every member adds 1 before arriving),
 /// `members[o]` its number of members. Round `r` uses `arrive_and_wait_with` a completion
 /// step that increments the counter (r % 3 == 0), `arrive_and_wait` (1), or `arrive` + work +
-/// `wait` (2). After the round each member checks: the phase word is `r + 1`; the counter is
+/// `wait` (2). After the round each member checks: the word's phase bit is that of `r + 1`
+/// (phase `r + 2` cannot complete without this member) and its restart value `2^31 - m` (bits
+/// 0..=31, device/src/barrier.rs); the counter is
 /// `r / 3 + 1`; the arrival count is in `[(r + 1) m, (r + 2) m - 1]` (every member of round
 /// `r` has added, and no one can be past round `r + 1`); its peers' values.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn barrier_round<S: Scope>(
-    bars: *mut u32,
+    bars: *mut u64,
     ctrs: *mut u32,
     arrived: *mut u32,
     members: *const u32,
@@ -252,8 +253,8 @@ unsafe fn barrier_round<S: Scope>(
         return;
     }
     let o = o as usize;
-    let words = bars.add(o * BAR_STRIDE);
-    let bar = Barrier::<S>::from_ptr(words);
+    let word = bars.add(o);
+    let bar = Barrier::<S>::from_ptr(word);
     let ctr = ctrs.add(o);
     let count = Atomic::<u32, Gpu>::from_ptr(arrived.add(o));
     count.fetch_add(1, Relaxed);
@@ -267,20 +268,21 @@ unsafe fn barrier_round<S: Scope>(
         }
     }
     c.waits += 1;
-    c.state += (Atomic::<u32, S>::from_ptr(words.add(2)).load(Acquire) != r + 1) as u32;
-    c.counter += (*ctr != r / 3 + 1) as u32;
     let m = *members.add(o);
+    let w = Atomic::<u64, S>::from_ptr(word).load(Acquire);
+    c.state += ((w >> 63) as u32 != (r + 1) & 1 || w as u32 != (1 << 31) - m) as u32;
+    c.counter += (*ctr != r / 3 + 1) as u32;
     let seen = count.load(Relaxed);
     c.counter += (seen < (r + 1) * m || seen > (r + 2) * m - 1) as u32;
     c.check_peers(r, g, peers, buf);
 }
 
 /// `Barrier<Gpu>` objects in global memory over a cooperative launch (the host writes
-/// `[m, m, 0, 0]` per object, a sentinel `[5, 5, 0, 0]` for an object nobody uses).
+/// `barrier::init_word(m)` per object, a sentinel `init_word(5)` for an object nobody uses).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn pattern_barrier_gpu(
-    bars: *mut u32,
+    bars: *mut u64,
     ctrs: *mut u32,
     arrived: *mut u32,
     members: *const u32,
@@ -300,15 +302,15 @@ pub unsafe extern "ptx-kernel" fn pattern_barrier_gpu(
     c.report(stats);
 }
 
-/// `Barrier<Cta>` objects in shared memory (launch with `16 * nobj` bytes): the block inits
+/// `Barrier<Cta>` objects in shared memory (launch with `8 * nobj` bytes): the block inits
 /// its `nobj` barriers with `Barrier::init(members[block * nobj + o])` (5 where that is 0),
 /// synchronizes once, runs every round with no block barrier between them, synchronizes, and
-/// copies each barrier's three words to `out[(block * nobj + o) * 3..]`. `ctrs`, `arrived`
-/// and `members` are indexed `block * nobj + o`.
+/// copies each barrier's word to `out[block * nobj + o]`. `ctrs`, `arrived` and `members` are
+/// indexed `block * nobj + o`.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn pattern_barrier_cta(
-    out: *mut u32,
+    out: *mut u64,
     ctrs: *mut u32,
     arrived: *mut u32,
     members: *const u32,
@@ -319,7 +321,7 @@ pub unsafe extern "ptx-kernel" fn pattern_barrier_cta(
     values: *mut u32,
     stats: *mut u64,
 ) {
-    let smem = block::dynamic_shared_memory().cast::<u32>();
+    let smem = block::dynamic_shared_memory().cast::<u64>();
     let (g, n) = flat_id();
     let (t, threads) = (block::thread_rank(), block::dim_x());
     let base = block::rank() as usize * nobj as usize;
@@ -327,11 +329,7 @@ pub unsafe extern "ptx-kernel" fn pattern_barrier_cta(
     let mut i = t;
     while i < nobj {
         let m = *members.add(i as usize);
-        Barrier::<Cta>::from_ptr(smem.add(i as usize * BAR_STRIDE)).init(if m == 0 {
-            5
-        } else {
-            m
-        });
+        Barrier::<Cta>::from_ptr(smem.add(i as usize)).init(if m == 0 { 5 } else { m });
         i += threads;
     }
     block::sync();
@@ -344,10 +342,8 @@ pub unsafe extern "ptx-kernel" fn pattern_barrier_cta(
     block::sync();
     let mut i = t;
     while i < nobj {
-        for k in 0..3 {
-            let w = Atomic::<u32, Cta>::from_ptr(smem.add(i as usize * BAR_STRIDE + k));
-            *out.add((base + i as usize) * 3 + k) = w.load(Relaxed);
-        }
+        let w = Atomic::<u64, Cta>::from_ptr(smem.add(i as usize));
+        *out.add(base + i as usize) = w.load(Relaxed);
         i += threads;
     }
     c.report(stats);

@@ -32,7 +32,7 @@ pub unsafe extern "ptx-kernel" fn timed_expire(
     let latch = Latch::<Gpu>::from_ptr(region);
     let lock = TicketLock::<u32, Gpu>::from_ptr(region.cast());
     let word = Atomic::<u32, Gpu>::from_ptr(region);
-    let bar = Barrier::<Gpu>::from_ptr(region);
+    let bar = Barrier::<Gpu>::from_ptr(region.cast());
     let mut token = None;
     match k % VARIANTS {
         1 => word.store(1, Relaxed), // the latch expects one arrival

@@ -5,6 +5,7 @@
 //! `Barrier<Gpu>` over cooperative launches, 100,000 phases each.
 
 use crate::{skip, Ctx, GpuTest};
+use ptx_sync::barrier::init_word;
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use std::time::{Duration, Instant};
 
@@ -182,11 +183,9 @@ fn barrier_gpu(ctx: &Ctx) -> Result<String, String> {
         .gpu
         .cooperative_config(&kernel, blocks, THREADS, 0)
         .map_err(|e| e.to_string())?;
-    // A fresh Barrier<Gpu> of `blocks` threads: [pending, expected, phase].
-    let bar = ctx
-        .gpu
-        .upload(&[blocks, blocks, 0])
-        .map_err(|e| e.to_string())?;
+    // A fresh Barrier<Gpu> of `blocks` threads: one u64 (device/src/barrier.rs).
+    let fresh = init_word(blocks);
+    let bar = ctx.gpu.upload(&[fresh]).map_err(|e| e.to_string())?;
     let counter = ctx.gpu.zeros::<u32>(1).map_err(|e| e.to_string())?;
     let slots = ctx
         .gpu
@@ -217,9 +216,11 @@ fn barrier_gpu(ctx: &Ctx) -> Result<String, String> {
         ROUNDS as u64 * blocks as u64,
     )?;
     let completions = ROUNDS.div_ceil(3);
-    if counter != completions || bar != [blocks, blocks, ROUNDS] {
+    // After ROUNDS phases: the fresh word with the phase bit of ROUNDS.
+    let want_word = fresh | (ROUNDS as u64 & 1) << 63;
+    if counter != completions || bar != [want_word] {
         return Err(format!(
-            "completion counter {counter} (expected {completions}), barrier words {bar:?} (expected [{blocks}, {blocks}, {ROUNDS}])"
+            "completion counter {counter} (expected {completions}), barrier word {bar:x?} (expected [{want_word:#x}])"
         ));
     }
     Ok(format!(

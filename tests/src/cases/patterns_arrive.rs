@@ -13,16 +13,16 @@
 //! watchdog).
 
 use crate::{skip, Ctx, GpuTest};
+use ptx_sync::barrier::init_word;
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 /// Threads per block in every test but the 2-D grid barrier (which also has 256).
 const THREADS: u32 = 256;
-/// tests/kernels/src/patterns_arrive.rs: NONE, PEERS, BAR_STRIDE.
+/// tests/kernels/src/patterns_arrive.rs: NONE, PEERS.
 const NONE: u32 = u32::MAX;
 const PEERS: usize = 4;
-const BAR_STRIDE: usize = 4;
 /// Where a waiting thread's peers sit in its object's member list, relative to itself
 /// (`usize::MAX`: half the list away).
 const PEER_OFFSETS: [usize; PEERS] = [1, 2, 33, usize::MAX];
@@ -35,7 +35,7 @@ const WAIT_ROUNDS: u32 = 8;
 const GRID_ROUNDS: u32 = 2 * 501;
 /// What the host writes into a latch nobody uses (it must still hold it afterwards).
 const LATCH_SENTINEL: u32 = 77;
-/// The size of a barrier nobody uses (it must still read `[5, 5, 0]` afterwards).
+/// The size of a barrier nobody uses (its word must still be `init_word(5)` afterwards).
 const BAR_SENTINEL: u32 = 5;
 
 /// Where the objects live.
@@ -339,7 +339,12 @@ impl Stats {
 }
 
 /// Compares `got` with `want` element by element; a problem names the first few differences.
-fn compare(what: &str, got: &[u32], want: &[u32], out: &mut Vec<String>) {
+fn compare<T: PartialEq + std::fmt::Display>(
+    what: &str,
+    got: &[T],
+    want: &[T],
+    out: &mut Vec<String>,
+) {
     if got.len() != want.len() {
         out.push(format!(
             "{what}: {} words (expected {})",
@@ -553,15 +558,11 @@ fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String, String> {
     let stats = e!(ctx.gpu.zeros::<u64>(8));
     let stream = ctx.gpu.stream();
     let start = Instant::now();
-    // [pending, expected, phase] of each barrier afterwards.
-    let words: Vec<u32> = match mem {
+    // Each barrier's word (device/src/barrier.rs) afterwards.
+    let fresh = |m: u32| init_word(if m == 0 { BAR_SENTINEL } else { m });
+    let words: Vec<u64> = match mem {
         Mem::Global => {
-            let mut init = vec![0u32; objs * BAR_STRIDE];
-            for (o, &m) in lay.arrivers.iter().enumerate() {
-                let m = if m == 0 { BAR_SENTINEL } else { m };
-                init[o * BAR_STRIDE] = m;
-                init[o * BAR_STRIDE + 1] = m;
-            }
+            let init: Vec<u64> = lay.arrivers.iter().map(|&m| fresh(m)).collect();
             let bars = e!(ctx.gpu.upload(&init));
             let cfg = config(ctx, &kernel, mem, blocks, 0)?;
             let mut b = stream.launch_builder(kernel.function());
@@ -576,12 +577,11 @@ fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String, String> {
                 .arg(&stats);
             unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
             e!(ctx.gpu.wait(TIMEOUT));
-            let w = e!(ctx.gpu.download(&bars));
-            w.chunks(BAR_STRIDE).flat_map(|c| c[..3].to_vec()).collect()
+            e!(ctx.gpu.download(&bars))
         }
         Mem::Shared => {
-            let out = e!(ctx.gpu.zeros::<u32>(objs * 3));
-            let smem = 4 * BAR_STRIDE as u32 * lay.nobj;
+            let out = e!(ctx.gpu.zeros::<u64>(objs));
+            let smem = 8 * lay.nobj;
             let cfg = config(ctx, &kernel, mem, blocks, smem)?;
             let mut b = stream.launch_builder(kernel.function());
             b.arg(&out)
@@ -604,14 +604,12 @@ fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String, String> {
     let ctrs = e!(ctx.gpu.download(&ctrs));
     let arrived = e!(ctx.gpu.download(&arrived));
     let completions = rounds.div_ceil(3);
-    let mut want_words = Vec::with_capacity(objs * 3);
-    for &m in &lay.arrivers {
-        if m == 0 {
-            want_words.extend([BAR_SENTINEL, BAR_SENTINEL, 0]);
-        } else {
-            want_words.extend([m, m, rounds]);
-        }
-    }
+    // The fresh word, with the phase bit of `rounds` where the barrier was used.
+    let want_words: Vec<u64> = lay
+        .arrivers
+        .iter()
+        .map(|&m| fresh(m) | ((m != 0) as u64 & rounds as u64) << 63)
+        .collect();
     let want_ctrs: Vec<u32> = lay
         .arrivers
         .iter()
@@ -623,13 +621,14 @@ fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String, String> {
     s.problems(
         waits,
         waits * PEERS as u64,
-        "a barrier phase other than the round's after waiting",
+        "a barrier phase bit or restart value other than the round's after waiting",
         &mut problems,
     );
+    let hex = |w: &[u64]| -> Vec<String> { w.iter().map(|w| format!("{w:#x}")).collect() };
     compare(
-        "barrier words [pending, expected, phase] afterwards",
-        &words,
-        &want_words,
+        "barrier words afterwards",
+        &hex(&words),
+        &hex(&want_words),
         &mut problems,
     );
     compare(
@@ -646,7 +645,7 @@ fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String, String> {
     );
     result(problems, || {
         format!(
-            "{}, {}: {} x {THREADS} threads, {}, {rounds} phases (arrive_and_wait_with, arrive_and_wait, arrive+wait): {waits} returns from a wait, each seeing its phase, completion count and arrival window; every barrier at [m, m, {rounds}] with {completions} completions, the canary untouched, {} peer values checked, 0 stale; {:.2} ms",
+            "{}, {}: {} x {THREADS} threads, {}, {rounds} phases (arrive_and_wait_with, arrive_and_wait, arrive+wait): {waits} returns from a wait, each seeing its phase, completion count and arrival window; every barrier's word at init_word(m) with the phase bit of {rounds}, {completions} completions, the canary untouched, {} peer values checked, 0 stale; {:.2} ms",
             shape.describe(mem),
             match mem {
                 Mem::Global => "Barrier<Gpu> in global memory",
