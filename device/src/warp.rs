@@ -1,5 +1,42 @@
-//! The warp-level facts the primitives need: which lane this is, which lanes run together,
-//! which of them name the same object, and a warp barrier.
+//! The warp-level facts the primitives need (which lane this is, which lanes run together,
+//! which of them name the same object, a warp barrier) and CUDA's warp intrinsics: votes
+//! ([`ballot`], [`any`], [`all`], [`uni`]), matches ([`match_any`], [`match_all`] and their
+//! `_u32` forms), shuffles ([`shfl_idx`], [`shfl_up`], [`shfl_down`], [`shfl_xor`]) and leader
+//! election (`elect_one` on sm_90, [`leader`] everywhere).
+//!
+//! | Function | PTX | CUDA C++ |
+//! |----------|-----|----------|
+//! | [`lane`] | `mov.u32 %laneid` | lane id (`threadIdx.x % 32` in a 1-D block) |
+//! | [`active_mask`] | `activemask.b32` | `__activemask()` |
+//! | [`sync`] | `bar.warp.sync` | `__syncwarp(mask)` |
+//! | [`ballot`] | `vote.sync.ballot.b32` | `__ballot_sync(mask, pred)` |
+//! | [`any`], [`all`], [`uni`] | `vote.sync.any.pred`, `vote.sync.all.pred`, `vote.sync.uni.pred` | `__any_sync`, `__all_sync`, `__uni_sync` |
+//! | [`match_any`], [`match_any_u32`] | `match.any.sync.b64`, `match.any.sync.b32` | `__match_any_sync(mask, value)` |
+//! | [`match_all`], [`match_all_u32`] | `match.all.sync.b64`, `match.all.sync.b32` (with the predicate) | `__match_all_sync(mask, value, &pred)` |
+//! | [`shfl_idx`], [`shfl_up`], [`shfl_down`], [`shfl_xor`] | `shfl.sync.idx.b32`, `.up`, `.down`, `.bfly` (two of them for a 64-bit value) | `__shfl_sync`, `__shfl_up_sync`, `__shfl_down_sync`, `__shfl_xor_sync` (width 32) |
+//! | `elect_one` (sm_90) | `elect.sync` | `cooperative_groups::invoke_one`, `cuda::ptx::elect_sync` |
+//! | [`leader`] | `mov.u32 %laneid` | `lane == __ffs(mask) - 1` |
+//! | [`peers`] | `activemask.b32`, `match.any.sync.b64` | `__match_any_sync(__activemask(), address)` |
+//!
+//! ```
+//! use ptx_sync::warp::{self, emulation};
+//!
+//! // A warp sum as CUDA code writes it (a `__shfl_xor_sync` butterfly: every lane ends with
+//! // it), and a ballot, on 32 emulated lanes.
+//! emulation::launch(32, std::time::Duration::from_secs(10), |t| {
+//!     let mut sum = u64::from(t.lane);
+//!     for d in [16, 8, 4, 2, 1] {
+//!         sum += warp::shfl_xor(u32::MAX, sum, d); // two shfl.sync.bfly.b32 each
+//!     }
+//!     assert_eq!(sum, (0..32).sum());
+//!     assert_eq!(warp::ballot(u32::MAX, t.lane % 2 == 1), 0xaaaa_aaaa);
+//! });
+//! ```
+//!
+//! Every collective here (all but `lane`, `active_mask` and `leader`) follows CUDA's `*_sync`
+//! rule: every non-exited lane in `mask`, the caller included, calls the same function with
+//! the same mask (on sm_70+ not necessarily at the same instruction), and it returns once they
+//! all have. A shuffle that reads a lane outside `mask` gets an undefined value.
 //!
 //! On the host every thread is a warp of one, except inside `emulation::launch` (feature
 //! `warp-emulation`), where `std` threads play the lanes of real warps so that warp-level code
@@ -8,26 +45,74 @@
 #[cfg(all(feature = "warp-emulation", not(target_arch = "nvptx64"), not(loom)))]
 pub mod emulation;
 
+/// The four ways a shuffle picks its source lane (`shfl.sync.mode`), for the host backends.
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Shfl {
+    Idx,
+    Up,
+    Down,
+    Bfly,
+}
+
+/// The host side of this module when there are no emulated lanes: every thread is a warp of
+/// one, lane 0, whose collectives see only itself. The emulation answers with these outside
+/// `emulation::launch` too.
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) mod one_lane {
+    pub(crate) fn lane() -> u32 {
+        0
+    }
+    pub(crate) fn active_mask() -> u32 {
+        1
+    }
+    pub(crate) fn sync(_mask: u32) {}
+    pub(crate) fn match_any(_mask: u32, _value: u64) -> u32 {
+        1
+    }
+    pub(crate) fn match_any_u32(_mask: u32, _value: u32) -> u32 {
+        1
+    }
+    pub(crate) fn match_all(_mask: u32, _value: u64) -> Option<u32> {
+        Some(1)
+    }
+    pub(crate) fn match_all_u32(_mask: u32, _value: u32) -> Option<u32> {
+        Some(1)
+    }
+    pub(crate) fn ballot(_mask: u32, pred: bool) -> u32 {
+        pred as u32
+    }
+    pub(crate) fn any(_mask: u32, pred: bool) -> bool {
+        pred
+    }
+    pub(crate) fn all(_mask: u32, pred: bool) -> bool {
+        pred
+    }
+    pub(crate) fn uni(_mask: u32, _pred: bool) -> bool {
+        true
+    }
+    /// The only lane there is reads itself: its own value, whatever the source.
+    pub(crate) fn shfl(_mode: super::Shfl, _mask: u32, word: u32, _b: u32) -> u32 {
+        word
+    }
+    pub(crate) fn elect_one(_mask: u32) -> bool {
+        true
+    }
+}
+
 /// The host side of this module: emulated lanes, or a warp of one.
 #[cfg(not(target_arch = "nvptx64"))]
 mod host {
     #[cfg(all(feature = "warp-emulation", not(loom)))]
-    pub(super) use super::emulation::{active_mask, lane, match_any, sync};
-
+    pub(super) use super::emulation::{
+        active_mask, all, any, ballot, elect_one, lane, match_all, match_all_u32, match_any,
+        match_any_u32, shfl, sync, uni,
+    };
     #[cfg(any(not(feature = "warp-emulation"), loom))]
-    pub(super) fn lane() -> u32 {
-        0
-    }
-    #[cfg(any(not(feature = "warp-emulation"), loom))]
-    pub(super) fn active_mask() -> u32 {
-        1
-    }
-    #[cfg(any(not(feature = "warp-emulation"), loom))]
-    pub(super) fn sync(_mask: u32) {}
-    #[cfg(any(not(feature = "warp-emulation"), loom))]
-    pub(super) fn match_any(_mask: u32, _value: u64) -> u32 {
-        1
-    }
+    pub(super) use super::one_lane::{
+        active_mask, all, any, ballot, elect_one, lane, match_all, match_all_u32, match_any,
+        match_any_u32, shfl, sync, uni,
+    };
 }
 
 /// This thread's lane (0..32).
@@ -72,8 +157,9 @@ pub fn sync(mask: u32) {
     host::sync(mask)
 }
 
-/// The lanes of `mask` whose `value` equals this lane's (`match.any.sync.b64`, sm_70+). Every
-/// lane in `mask`, the caller included, must call it with the same mask.
+/// The lanes of `mask` whose `value` equals this lane's (`match.any.sync.b64`, sm_70+; CUDA's
+/// `__match_any_sync` of a 64-bit value). Every non-exited lane in `mask`, the caller
+/// included, must call it with the same mask.
 #[inline(always)]
 pub fn match_any(mask: u32, value: u64) -> u32 {
     #[cfg(target_arch = "nvptx64")]
@@ -92,6 +178,377 @@ pub fn match_any(mask: u32, value: u64) -> u32 {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     host::match_any(mask, value)
+}
+
+/// The lanes of `mask` whose `value` equals this lane's (`match.any.sync.b32`, sm_70+; CUDA's
+/// `__match_any_sync` of a 32-bit value). Every non-exited lane in `mask`, the caller
+/// included, must call it with the same mask.
+#[inline(always)]
+pub fn match_any_u32(mask: u32, value: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let peers: u32;
+        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
+        // waits for the other lanes, so it must not move across memory accesses.
+        unsafe {
+            core::arch::asm!(
+                "match.any.sync.b32 {p}, {v}, {m};",
+                p = out(reg32) peers, v = in(reg32) value, m = in(reg32) mask,
+                options(nostack)
+            )
+        };
+        peers
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    host::match_any_u32(mask, value)
+}
+
+/// `Some(lanes)` when every non-exited lane of `mask` has the same `value` (`lanes` is then
+/// those lanes: `mask` less the lanes that have exited), `None` otherwise
+/// (`match.all.sync.b64 d|p`, sm_70+; CUDA's `__match_all_sync(mask, value, &pred)`, whose
+/// `pred` is the `Some`). Every non-exited lane in `mask`, the caller included, must call it
+/// with the same mask.
+#[inline(always)]
+pub fn match_all(mask: u32, value: u64) -> Option<u32> {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let (lanes, all): (u32, u32);
+        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
+        // waits for the other lanes, so it must not move across memory accesses.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .pred %p; match.all.sync.b64 {d}|%p, {v}, {m}; selp.u32 {a}, 1, 0, %p; }}",
+                d = out(reg32) lanes, a = out(reg32) all, v = in(reg64) value, m = in(reg32) mask,
+                options(nostack)
+            )
+        };
+        (all != 0).then_some(lanes)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    host::match_all(mask, value)
+}
+
+/// [`match_all`] of a 32-bit value (`match.all.sync.b32 d|p`, sm_70+).
+#[inline(always)]
+pub fn match_all_u32(mask: u32, value: u32) -> Option<u32> {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let (lanes, all): (u32, u32);
+        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
+        // waits for the other lanes, so it must not move across memory accesses.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .pred %p; match.all.sync.b32 {d}|%p, {v}, {m}; selp.u32 {a}, 1, 0, %p; }}",
+                d = out(reg32) lanes, a = out(reg32) all, v = in(reg32) value, m = in(reg32) mask,
+                options(nostack)
+            )
+        };
+        (all != 0).then_some(lanes)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    host::match_all_u32(mask, value)
+}
+
+/// The lanes of `mask` whose `pred` is true: bit `l` for lane `l` (`vote.sync.ballot.b32`;
+/// CUDA's `__ballot_sync(mask, pred)`). Lanes outside `mask`, and lanes of it that have
+/// exited, give 0. Every non-exited lane in `mask`, the caller included, must call it with the
+/// same mask.
+#[inline(always)]
+pub fn ballot(mask: u32, pred: bool) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let lanes: u32;
+        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
+        // waits for the other lanes, so it must not move across memory accesses.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .pred %p; setp.ne.u32 %p, {v}, 0; vote.sync.ballot.b32 {d}, %p, {m}; }}",
+                d = out(reg32) lanes, v = in(reg32) pred as u32, m = in(reg32) mask,
+                options(nostack)
+            )
+        };
+        lanes
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    host::ballot(mask, pred)
+}
+
+/// Whether `pred` is true on any non-exited lane of `mask` (`vote.sync.any.pred`; CUDA's
+/// `__any_sync(mask, pred)`). Every non-exited lane in `mask`, the caller included, must call
+/// it with the same mask.
+#[inline(always)]
+pub fn any(mask: u32, pred: bool) -> bool {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
+        // waits for the other lanes, so it must not move across memory accesses.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .pred %p; setp.ne.u32 %p, {v}, 0; vote.sync.any.pred %p, %p, {m}; selp.u32 {d}, 1, 0, %p; }}",
+                d = out(reg32) r, v = in(reg32) pred as u32, m = in(reg32) mask,
+                options(nostack)
+            )
+        };
+        r != 0
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    host::any(mask, pred)
+}
+
+/// Whether `pred` is true on every non-exited lane of `mask` (`vote.sync.all.pred`; CUDA's
+/// `__all_sync(mask, pred)`). Every non-exited lane in `mask`, the caller included, must call
+/// it with the same mask.
+#[inline(always)]
+pub fn all(mask: u32, pred: bool) -> bool {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
+        // waits for the other lanes, so it must not move across memory accesses.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .pred %p; setp.ne.u32 %p, {v}, 0; vote.sync.all.pred %p, %p, {m}; selp.u32 {d}, 1, 0, %p; }}",
+                d = out(reg32) r, v = in(reg32) pred as u32, m = in(reg32) mask,
+                options(nostack)
+            )
+        };
+        r != 0
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    host::all(mask, pred)
+}
+
+/// Whether `pred` is the same on every non-exited lane of `mask`, all true or all false
+/// (`vote.sync.uni.pred`; CUDA's `__uni_sync(mask, pred)`). Every non-exited lane in `mask`,
+/// the caller included, must call it with the same mask.
+#[inline(always)]
+pub fn uni(mask: u32, pred: bool) -> bool {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
+        // waits for the other lanes, so it must not move across memory accesses.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .pred %p; setp.ne.u32 %p, {v}, 0; vote.sync.uni.pred %p, %p, {m}; selp.u32 {d}, 1, 0, %p; }}",
+                d = out(reg32) r, v = in(reg32) pred as u32, m = in(reg32) mask,
+                options(nostack)
+            )
+        };
+        r != 0
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    host::uni(mask, pred)
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A value the shuffles move: `u32`, `i32` and `f32` in one `shfl.sync.*.b32`; `u64`, `i64`
+/// and `f64` in two (the low word, then the high word), as CUDA's 64-bit `__shfl_*_sync`
+/// overloads do. Bits move unchanged (a float's NaN payload included).
+pub trait ShuffleValue: Copy + sealed::Sealed {
+    /// `self` with each 32-bit word passed through `shfl`, low word first.
+    #[doc(hidden)]
+    fn map_words(self, shfl: impl FnMut(u32) -> u32) -> Self;
+}
+
+impl sealed::Sealed for u32 {}
+impl ShuffleValue for u32 {
+    #[inline(always)]
+    fn map_words(self, mut shfl: impl FnMut(u32) -> u32) -> Self {
+        shfl(self)
+    }
+}
+
+impl sealed::Sealed for i32 {}
+impl ShuffleValue for i32 {
+    #[inline(always)]
+    fn map_words(self, mut shfl: impl FnMut(u32) -> u32) -> Self {
+        shfl(self as u32) as i32
+    }
+}
+
+impl sealed::Sealed for f32 {}
+impl ShuffleValue for f32 {
+    #[inline(always)]
+    fn map_words(self, mut shfl: impl FnMut(u32) -> u32) -> Self {
+        f32::from_bits(shfl(self.to_bits()))
+    }
+}
+
+impl sealed::Sealed for u64 {}
+impl ShuffleValue for u64 {
+    #[inline(always)]
+    fn map_words(self, mut shfl: impl FnMut(u32) -> u32) -> Self {
+        let lo = shfl(self as u32);
+        let hi = shfl((self >> 32) as u32);
+        (hi as u64) << 32 | lo as u64
+    }
+}
+
+impl sealed::Sealed for i64 {}
+impl ShuffleValue for i64 {
+    #[inline(always)]
+    fn map_words(self, shfl: impl FnMut(u32) -> u32) -> Self {
+        (self as u64).map_words(shfl) as i64
+    }
+}
+
+impl sealed::Sealed for f64 {}
+impl ShuffleValue for f64 {
+    #[inline(always)]
+    fn map_words(self, shfl: impl FnMut(u32) -> u32) -> Self {
+        f64::from_bits(self.to_bits().map_words(shfl))
+    }
+}
+
+/// `value` of lane `src_lane` (`shfl.sync.idx.b32 d, a, src_lane, 0x1f, mask`; CUDA's
+/// `__shfl_sync(mask, value, src_lane)`, width 32): a broadcast when every lane names the
+/// same source. Only `src_lane % 32` counts. The source lane must be in `mask` (otherwise the
+/// result is undefined), and every non-exited lane in `mask`, the caller included, must call
+/// it with the same mask. 64-bit values take two shuffles ([`ShuffleValue`]).
+#[inline(always)]
+pub fn shfl_idx<T: ShuffleValue>(mask: u32, value: T, src_lane: u32) -> T {
+    value.map_words(|w| {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let d: u32;
+            // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`:
+            // it waits for the other lanes, so it must not move across memory accesses.
+            unsafe {
+                core::arch::asm!(
+                    "shfl.sync.idx.b32 {d}, {a}, {b}, 0x1f, {m};",
+                    d = out(reg32) d, a = in(reg32) w, b = in(reg32) src_lane, m = in(reg32) mask,
+                    options(nostack)
+                )
+            };
+            d
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        host::shfl(Shfl::Idx, mask, w, src_lane)
+    })
+}
+
+/// `value` of lane `lane() - delta`, or this lane's own `value` when that is below lane 0
+/// (`shfl.sync.up.b32 d, a, delta, 0, mask`; CUDA's `__shfl_up_sync(mask, value, delta)`,
+/// width 32). Only `delta % 32` counts. The source lane must be in `mask` (otherwise the
+/// result is undefined), and every non-exited lane in `mask`, the caller included, must call
+/// it with the same mask. 64-bit values take two shuffles ([`ShuffleValue`]).
+#[inline(always)]
+pub fn shfl_up<T: ShuffleValue>(mask: u32, value: T, delta: u32) -> T {
+    value.map_words(|w| {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let d: u32;
+            // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`:
+            // it waits for the other lanes, so it must not move across memory accesses.
+            unsafe {
+                core::arch::asm!(
+                    "shfl.sync.up.b32 {d}, {a}, {b}, 0, {m};",
+                    d = out(reg32) d, a = in(reg32) w, b = in(reg32) delta, m = in(reg32) mask,
+                    options(nostack)
+                )
+            };
+            d
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        host::shfl(Shfl::Up, mask, w, delta)
+    })
+}
+
+/// `value` of lane `lane() + delta`, or this lane's own `value` when that is past lane 31
+/// (`shfl.sync.down.b32 d, a, delta, 0x1f, mask`; CUDA's `__shfl_down_sync(mask, value,
+/// delta)`, width 32): the step of a tree reduction. Only `delta % 32` counts. The source lane
+/// must be in `mask` (otherwise the result is undefined), and every non-exited lane in
+/// `mask`, the caller included, must call it with the same mask. 64-bit values take two
+/// shuffles ([`ShuffleValue`]).
+#[inline(always)]
+pub fn shfl_down<T: ShuffleValue>(mask: u32, value: T, delta: u32) -> T {
+    value.map_words(|w| {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let d: u32;
+            // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`:
+            // it waits for the other lanes, so it must not move across memory accesses.
+            unsafe {
+                core::arch::asm!(
+                    "shfl.sync.down.b32 {d}, {a}, {b}, 0x1f, {m};",
+                    d = out(reg32) d, a = in(reg32) w, b = in(reg32) delta, m = in(reg32) mask,
+                    options(nostack)
+                )
+            };
+            d
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        host::shfl(Shfl::Down, mask, w, delta)
+    })
+}
+
+/// `value` of lane `lane() ^ lane_mask` (`shfl.sync.bfly.b32 d, a, lane_mask, 0x1f, mask`;
+/// CUDA's `__shfl_xor_sync(mask, value, lane_mask)`, width 32): the butterfly step of an
+/// all-reduce. Only `lane_mask % 32` counts. The source lane must be in `mask` (otherwise the
+/// result is undefined), and every non-exited lane in `mask`, the caller included, must call
+/// it with the same mask. 64-bit values take two shuffles ([`ShuffleValue`]).
+#[inline(always)]
+pub fn shfl_xor<T: ShuffleValue>(mask: u32, value: T, lane_mask: u32) -> T {
+    value.map_words(|w| {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let d: u32;
+            // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`:
+            // it waits for the other lanes, so it must not move across memory accesses.
+            unsafe {
+                core::arch::asm!(
+                    "shfl.sync.bfly.b32 {d}, {a}, {b}, 0x1f, {m};",
+                    d = out(reg32) d, a = in(reg32) w, b = in(reg32) lane_mask, m = in(reg32) mask,
+                    options(nostack)
+                )
+            };
+            d
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        host::shfl(Shfl::Bfly, mask, w, lane_mask)
+    })
+}
+
+/// True on exactly one non-exited lane of `mask`, the same one every time for the same mask
+/// (`elect.sync _|p, mask`, sm_90 and PTX ISA 8.0; `cuda::ptx::elect_sync(mask)`, what
+/// `cooperative_groups::invoke_one` uses). Which lane the hardware elects is not specified
+/// (the host emulation elects the lowest). Every non-exited lane in `mask`, the caller
+/// included, must call it with the same mask. On every architecture, [`leader`] names the
+/// lowest lane of a mask without waiting.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+#[inline(always)]
+pub fn elect_one(mask: u32) -> bool {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
+        // waits for the other lanes, so it must not move across memory accesses.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .pred %p; elect.sync _|%p, {m}; selp.u32 {d}, 1, 0, %p; }}",
+                d = out(reg32) r, m = in(reg32) mask,
+                options(nostack)
+            )
+        };
+        r != 0
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    host::elect_one(mask)
+}
+
+/// Whether this lane is the lowest lane of `mask` (`mov.u32 %laneid`, compared with the
+/// mask's lowest set bit; CUDA's `lane == __ffs(mask) - 1`), on every architecture. Not a
+/// collective: it neither waits for the lanes of `mask` nor checks that they run, so `mask`
+/// must be lanes known to be running this code together (from [`active_mask`], [`ballot`] or
+/// [`match_any`]), as in the crate's own warp aggregation.
+#[inline(always)]
+pub fn leader(mask: u32) -> bool {
+    lane() == mask.trailing_zeros()
 }
 
 /// The lanes running this call together that name the same `object` (by address), this lane

@@ -1,23 +1,33 @@
 //! Warps on the CPU, for tests: [`launch`] runs a grid of emulated warps, one `std` thread per
 //! lane, and while a lane runs, [`lane`](super::lane), [`active_mask`](super::active_mask),
-//! [`sync`](super::sync) and [`match_any`](super::match_any) behave as on the GPU for that lane.
-//! Everything the crate builds on them (warp-aggregated locks, latches, barriers) then meets
-//! real lanes of a real warp in `cargo test`, where a thread outside [`launch`] stays a warp of
-//! one.
+//! [`sync`](super::sync) and the warp intrinsics (votes, matches, shuffles, `elect_one`)
+//! behave as on the GPU for that lane. Everything the crate builds on them (warp-aggregated
+//! locks, latches, barriers) then meets real lanes of a real warp in `cargo test`, where a
+//! thread outside [`launch`] stays a warp of one.
 //!
 //! What is emulated, and how (PTX ISA, "Parallel Synchronization and Communication
-//! Instructions"):
+//! Instructions" and `shfl.sync`):
 //! - `activemask.b32`: the lanes the test declared converged with [`converged`] (by default,
 //!   every lane of the warp that has not returned). On the GPU this is whichever lanes execute
 //!   the instruction together; a test names that set explicitly, so divergent and partial
 //!   shapes are reproducible.
-//! - `bar.warp.sync m` and `match.any.sync.b64 d, v, m`: a lane waits until every lane of `m`
-//!   has executed the same instruction kind with the same mask (sm_70+ rule: not necessarily
-//!   the same instruction), as a rendezvous under a `std` mutex, which also orders the lanes'
-//!   memory accesses as `bar.warp.sync` does. A lane whose own bit is not in `m` (undefined in
-//!   PTX), a mask naming a lane that has returned (a hang on the GPU), and a rendezvous that
-//!   does not complete within the launch's time limit each panic with a message naming the
-//!   warp, the lanes and the mask, instead of hanging.
+//! - Every collective (`bar.warp.sync m`, `vote.sync.*`, `match.*.sync.*`, `shfl.sync.*`,
+//!   `elect.sync`) is a rendezvous under a `std` mutex, which also orders the lanes' memory
+//!   accesses as `bar.warp.sync` does: a lane waits until the lanes of `m` have executed the
+//!   same instruction (same kind and qualifiers) with the same mask (sm_70+ rule: not
+//!   necessarily at the same instruction), then computes its result from the values of the
+//!   lanes that took part. `vote`, `match`, `shfl` and `elect` wait for the *non-exited* lanes
+//!   of `m`, as PTX says: a lane of `m` that has returned is left out (its ballot bit is 0, it
+//!   is no match, never elected, and a shuffle reading it gets [`UNDEFINED_WORD`]).
+//!   `bar.warp.sync` waits for every lane of `m` and fails when one has returned.
+//! - A shuffle's source lane follows PTX's rule with CUDA's width-32 `c` operand (0x1f, 0 for
+//!   `up`); a lane whose source is out of range gets its own value, and a source lane outside
+//!   `m` (undefined in PTX) gives [`UNDEFINED_WORD`] per 32-bit word. `elect.sync` elects the
+//!   lowest lane taking part (the hardware's choice is unspecified but fixed per mask).
+//! - A lane whose own bit is not in `m` (undefined in PTX), a mask naming lanes the warp does
+//!   not have, `bar.warp.sync` waiting for a lane that has returned (a hang on the GPU), and a
+//!   rendezvous that does not complete within the launch's time limit each panic with a
+//!   message naming the warp, the lanes and the mask, instead of hanging.
 //!
 //! ```
 //! use ptx_sync::warp::{self, emulation};
@@ -55,6 +65,8 @@ use std::thread_local;
 use std::time::{Duration, Instant};
 use std::vec::Vec;
 
+use super::{one_lane, Shfl};
+
 /// One emulated thread, as [`launch`] passes it to the kernel body.
 #[derive(Clone, Copy, Debug)]
 pub struct Thread {
@@ -68,11 +80,20 @@ pub struct Thread {
     pub warp_mask: u32,
 }
 
-/// The two warp collectives; a rendezvous only matches lanes at the same kind and mask.
+/// The warp collectives; a rendezvous only matches lanes at the same kind and mask.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Kind {
     Sync,
     MatchAny,
+    MatchAny32,
+    MatchAll,
+    MatchAll32,
+    Ballot,
+    Any,
+    All,
+    Uni,
+    Shfl(Shfl),
+    Elect,
 }
 
 impl Kind {
@@ -80,7 +101,42 @@ impl Kind {
         match self {
             Kind::Sync => "bar.warp.sync",
             Kind::MatchAny => "match.any.sync.b64",
+            Kind::MatchAny32 => "match.any.sync.b32",
+            Kind::MatchAll => "match.all.sync.b64",
+            Kind::MatchAll32 => "match.all.sync.b32",
+            Kind::Ballot => "vote.sync.ballot.b32",
+            Kind::Any => "vote.sync.any.pred",
+            Kind::All => "vote.sync.all.pred",
+            Kind::Uni => "vote.sync.uni.pred",
+            Kind::Shfl(Shfl::Idx) => "shfl.sync.idx.b32",
+            Kind::Shfl(Shfl::Up) => "shfl.sync.up.b32",
+            Kind::Shfl(Shfl::Down) => "shfl.sync.down.b32",
+            Kind::Shfl(Shfl::Bfly) => "shfl.sync.bfly.b32",
+            Kind::Elect => "elect.sync",
         }
+    }
+
+    /// Whether the rendezvous waits only for the lanes of its mask that have not exited (PTX:
+    /// `vote`, `match`, `shfl`, `elect`), rather than for every lane (`bar.warp.sync`).
+    fn skips_exited(self) -> bool {
+        self != Kind::Sync
+    }
+}
+
+/// What a shuffle gives, per 32-bit word, when its source lane is not taking part (outside
+/// the mask, or returned): undefined on the GPU, this recognizable word in the emulation.
+pub const UNDEFINED_WORD: u32 = 0xdead_beef;
+
+/// The lane a shuffle reads for `lane` with operand `b`, or `None` when it is out of range
+/// (the lane then gets its own value): PTX's rule with `c` = 0x1f (idx, down, bfly) or 0
+/// (up), as CUDA's `__shfl_*_sync` with width 32 pass it. Only `b[4:0]` counts.
+fn source(mode: Shfl, lane: u32, b: u32) -> Option<u32> {
+    let b = b & 31;
+    match mode {
+        Shfl::Idx => Some(b),
+        Shfl::Up => lane.checked_sub(b),
+        Shfl::Down => Some(lane + b).filter(|&j| j <= 31),
+        Shfl::Bfly => Some(lane ^ b),
     }
 }
 
@@ -96,6 +152,45 @@ struct Round {
     /// The values of the last completed round. A lane reads it after waking; the next round
     /// of this mask cannot complete (so cannot overwrite it) before that lane arrives again.
     results: [u64; 32],
+    /// The lanes whose values `results` holds (the mask, less lanes that had exited).
+    took_part: u32,
+}
+
+impl Round {
+    /// Completes the round if every lane it waits for has arrived: `needed` is its mask, less
+    /// the lanes that have exited where the kind skips them.
+    fn complete(&mut self, needed: u32) -> Option<Outcome> {
+        if self.arrived & needed != needed {
+            return None;
+        }
+        self.results = self.values;
+        self.took_part = self.arrived;
+        self.completed += 1;
+        self.arrived = 0;
+        Some(self.outcome())
+    }
+
+    fn outcome(&self) -> Outcome {
+        Outcome {
+            values: self.results,
+            took_part: self.took_part,
+        }
+    }
+}
+
+/// A completed rendezvous as one lane sees it: every lane's value, and which lanes took part.
+struct Outcome {
+    values: [u64; 32],
+    took_part: u32,
+}
+
+impl Outcome {
+    /// The lanes that took part whose value satisfies `f`.
+    fn lanes(&self, f: impl Fn(u64) -> bool) -> u32 {
+        (0..32)
+            .filter(|&l| self.took_part & (1 << l) != 0 && f(self.values[l as usize]))
+            .fold(0, |m, l| m | 1 << l)
+    }
 }
 
 struct Warp {
@@ -127,32 +222,130 @@ fn with_current<R>(f: impl FnOnce(Option<&mut Current>) -> R) -> R {
 }
 
 pub(super) fn lane() -> u32 {
-    with_current(|c| c.map_or(0, |c| c.lane))
+    with_current(|c| c.map_or(one_lane::lane(), |c| c.lane))
 }
 
 pub(super) fn active_mask() -> u32 {
     with_current(|c| {
-        c.map_or(1, |c| {
+        c.map_or(one_lane::active_mask(), |c| {
             c.active & c.warp.lanes & !c.warp.exited.load(Ordering::Acquire)
         })
     })
 }
 
+/// This lane's warp and lane number, if this thread is an emulated lane.
+fn me() -> Option<(Arc<Warp>, u32)> {
+    with_current(|c| c.map(|c| (c.warp.clone(), c.lane)))
+}
+
 pub(super) fn sync(mask: u32) {
-    if let Some((warp, lane)) = with_current(|c| c.map(|c| (c.warp.clone(), c.lane))) {
-        warp.collective(Kind::Sync, lane, mask, 0);
+    match me() {
+        Some((warp, lane)) => {
+            warp.collective(Kind::Sync, lane, mask, 0);
+        }
+        None => one_lane::sync(mask),
     }
 }
 
 pub(super) fn match_any(mask: u32, value: u64) -> u32 {
-    match with_current(|c| c.map(|c| (c.warp.clone(), c.lane))) {
+    match me() {
+        Some((warp, lane)) => warp
+            .collective(Kind::MatchAny, lane, mask, value)
+            .lanes(|v| v == value),
+        None => one_lane::match_any(mask, value),
+    }
+}
+
+pub(super) fn match_any_u32(mask: u32, value: u32) -> u32 {
+    match me() {
+        Some((warp, lane)) => warp
+            .collective(Kind::MatchAny32, lane, mask, value.into())
+            .lanes(|v| v == u64::from(value)),
+        None => one_lane::match_any_u32(mask, value),
+    }
+}
+
+pub(super) fn match_all(mask: u32, value: u64) -> Option<u32> {
+    match me() {
         Some((warp, lane)) => {
-            let values = warp.collective(Kind::MatchAny, lane, mask, value);
-            (0..32)
-                .filter(|&l| mask & (1 << l) != 0 && values[l as usize] == value)
-                .fold(0, |m, l| m | 1 << l)
+            let o = warp.collective(Kind::MatchAll, lane, mask, value);
+            (o.lanes(|v| v == value) == o.took_part).then_some(o.took_part)
         }
-        None => 1,
+        None => one_lane::match_all(mask, value),
+    }
+}
+
+pub(super) fn match_all_u32(mask: u32, value: u32) -> Option<u32> {
+    match me() {
+        Some((warp, lane)) => {
+            let o = warp.collective(Kind::MatchAll32, lane, mask, value.into());
+            (o.lanes(|v| v == u64::from(value)) == o.took_part).then_some(o.took_part)
+        }
+        None => one_lane::match_all_u32(mask, value),
+    }
+}
+
+/// The lanes that voted true in a vote of `kind`, and the lanes that took part.
+fn vote(warp: &Warp, kind: Kind, lane: u32, mask: u32, pred: bool) -> (u32, u32) {
+    let o = warp.collective(kind, lane, mask, pred.into());
+    (o.lanes(|v| v != 0), o.took_part)
+}
+
+pub(super) fn ballot(mask: u32, pred: bool) -> u32 {
+    match me() {
+        Some((warp, lane)) => vote(&warp, Kind::Ballot, lane, mask, pred).0,
+        None => one_lane::ballot(mask, pred),
+    }
+}
+
+pub(super) fn any(mask: u32, pred: bool) -> bool {
+    match me() {
+        Some((warp, lane)) => vote(&warp, Kind::Any, lane, mask, pred).0 != 0,
+        None => one_lane::any(mask, pred),
+    }
+}
+
+pub(super) fn all(mask: u32, pred: bool) -> bool {
+    match me() {
+        Some((warp, lane)) => {
+            let (yes, took_part) = vote(&warp, Kind::All, lane, mask, pred);
+            yes == took_part
+        }
+        None => one_lane::all(mask, pred),
+    }
+}
+
+pub(super) fn uni(mask: u32, pred: bool) -> bool {
+    match me() {
+        Some((warp, lane)) => {
+            let (yes, took_part) = vote(&warp, Kind::Uni, lane, mask, pred);
+            yes == 0 || yes == took_part
+        }
+        None => one_lane::uni(mask, pred),
+    }
+}
+
+pub(super) fn shfl(mode: Shfl, mask: u32, word: u32, b: u32) -> u32 {
+    match me() {
+        Some((warp, lane)) => {
+            let o = warp.collective(Kind::Shfl(mode), lane, mask, word.into());
+            match source(mode, lane, b) {
+                None => word,
+                Some(j) if o.took_part & (1 << j) != 0 => o.values[j as usize] as u32,
+                Some(_) => UNDEFINED_WORD,
+            }
+        }
+        None => one_lane::shfl(mode, mask, word, b),
+    }
+}
+
+pub(super) fn elect_one(mask: u32) -> bool {
+    match me() {
+        Some((warp, lane)) => {
+            let o = warp.collective(Kind::Elect, lane, mask, 0);
+            o.took_part.trailing_zeros() == lane
+        }
+        None => one_lane::elect_one(mask),
     }
 }
 
@@ -169,7 +362,16 @@ impl Warp {
         self.rounds.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn collective(&self, kind: Kind, lane: u32, mask: u32, value: u64) -> [u64; 32] {
+    /// The lanes a rendezvous of `kind` on `mask` waits for now.
+    fn needed(&self, kind: Kind, mask: u32) -> u32 {
+        if kind.skips_exited() {
+            mask & !self.exited.load(Ordering::Acquire)
+        } else {
+            mask
+        }
+    }
+
+    fn collective(&self, kind: Kind, lane: u32, mask: u32, value: u64) -> Outcome {
         let op = kind.ptx();
         if mask & (1 << lane) == 0 {
             self.fail(
@@ -190,13 +392,9 @@ impl Warp {
         let round = rounds.entry((kind, mask)).or_default();
         round.arrived |= 1 << lane;
         round.values[lane as usize] = value;
-        if round.arrived == mask {
-            round.results = round.values;
-            round.completed += 1;
-            round.arrived = 0;
-            let results = round.results;
+        if let Some(done) = round.complete(self.needed(kind, mask)) {
             self.moved.notify_all();
-            return results;
+            return done;
         }
         let completed = round.completed;
         loop {
@@ -205,9 +403,15 @@ impl Warp {
                 .wait_timeout(rounds, Duration::from_millis(20))
                 .unwrap_or_else(|e| e.into_inner());
             rounds = guard;
-            let round = &rounds[&(kind, mask)];
+            let needed = self.needed(kind, mask);
+            let round = rounds.get_mut(&(kind, mask)).expect("a round in progress");
             if round.completed != completed {
-                return round.results;
+                return round.outcome();
+            }
+            // The lanes still missing may have exited since: then this lane completes it.
+            if let Some(done) = round.complete(needed) {
+                self.moved.notify_all();
+                return done;
             }
             let missing = mask & !round.arrived;
             let gone = missing & self.exited.load(Ordering::Acquire);
@@ -218,7 +422,7 @@ impl Warp {
                     self.index
                 );
             }
-            if gone != 0 {
+            if gone != 0 && !kind.skips_exited() {
                 drop(rounds);
                 self.fail(
                     lane,
