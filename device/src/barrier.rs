@@ -155,6 +155,13 @@ pub struct Barrier<S: Scope = Gpu, B: Backoff = NanoSleep> {
 #[derive(Debug)]
 pub struct Token(u64, bool);
 
+impl Token {
+    /// The parity of the token's phase (for [`Barrier::wait_parity`]).
+    pub fn parity(&self) -> bool {
+        self.0 != 0
+    }
+}
+
 // SAFETY: all state is atomic.
 unsafe impl<S: Scope, B: Backoff> Sync for Barrier<S, B> {}
 unsafe impl<S: Scope, B: Backoff> Send for Barrier<S, B> {}
@@ -209,13 +216,53 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
         self.word.store(word_of(expected), Relaxed);
     }
 
+    /// The most threads a barrier can expect: `2^31 - 1` (the arrival counter's 31 bits).
+    /// libcu++: `barrier::max()`.
+    pub const fn max() -> u32 {
+        (FULL - 1) as u32
+    }
+
     /// Arrives at the current phase without waiting; returns the phase's token.
     ///
     /// PTX: `atom.acq_rel.<scope>.add.u64`; the arrival that completes the phase adds
     /// `atom.relaxed.<scope>.add.u64` (the counter's restart).
     #[inline(always)]
     pub fn arrive(&self) -> Token {
-        self.arrive_n(1)
+        self.arrive_counted(1)
+    }
+
+    /// Counts `n` arrivals at once (libcu++: `arrive(update)`), without waiting; returns the
+    /// phase's token. `n` must be at least 1 and at most the arrivals still missing in the
+    /// phase (a debug build traps on more); `n == 0` panics (a trap on the GPU) with a message.
+    ///
+    /// PTX: as [`arrive`](Self::arrive), adding `n << 32`.
+    #[inline(always)]
+    pub fn arrive_n(&self, n: u32) -> Token {
+        assert!(n > 0, "Barrier::arrive_n: counts at least one arrival");
+        self.arrive_counted(n)
+    }
+
+    /// Waits until the phase whose parity is `parity` has completed (libcu++:
+    /// `barrier_wait_parity`, `mbarrier.try_wait.parity`): phase `k` has parity `k % 2 == 1`,
+    /// the first phase is even (`false`). A thread that keeps its own phase count waits with
+    /// it instead of a [`Token`].
+    ///
+    /// PTX: `ld.acquire.<scope>.b64` polling, with `B` between polls.
+    #[inline(always)]
+    pub fn wait_parity(&self, parity: bool) {
+        crate::debug_check_not_local(self, LOCAL);
+        poll_until::<B, _>(|| self.try_wait_parity(parity).then_some(()));
+    }
+
+    /// Whether the phase of parity `parity` has completed (one poll of
+    /// [`wait_parity`](Self::wait_parity)).
+    ///
+    /// PTX: `ld.acquire.<scope>.b64`.
+    #[inline(always)]
+    pub fn try_wait_parity(&self, parity: bool) -> bool {
+        // The phase bit is the parity of the current phase; the phase of parity `parity` is
+        // over once the bit differs from it (one bit: a phase two back looks like the current one).
+        (self.word.load(Acquire) & PHASE != 0) != parity
     }
 
     /// Waits until the phase of `token` has completed. `token` is of the current phase or
@@ -240,7 +287,7 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
     /// Arrives and waits for the others.
     #[inline(always)]
     pub fn arrive_and_wait(&self) {
-        self.arrive_and_wait_by(|n| self.arrive_n(n))
+        self.arrive_and_wait_by(|n| self.arrive_counted(n))
     }
 
     /// Arrives and waits; the last thread to arrive runs `completion` before any thread is
@@ -284,7 +331,7 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
     /// An arrival of `n` by one atomic add; the one that completes the phase restarts the
     /// counter.
     #[inline(always)]
-    fn arrive_n(&self, n: u32) -> Token {
+    fn arrive_counted(&self, n: u32) -> Token {
         crate::debug_check_not_local(self, LOCAL);
         let add = (n as u64) << 32;
         let old = self.word.fetch_add(add, AcqRel);

@@ -19,7 +19,7 @@ use crate::scope::{Gpu, Scope};
 use crate::wait::{poll_until, poll_until_for, Backoff, NanoSleep, TimedOut};
 use crate::warp;
 use core::marker::PhantomData;
-use core::sync::atomic::Ordering::{AcqRel, Acquire, Release};
+use core::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
 
 /// What a debug build reports for an object in local memory.
 const LOCAL: &core::ffi::CStr =
@@ -70,6 +70,22 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     pub unsafe fn from_ptr<'a>(ptr: *mut u32) -> &'a Self {
         // SAFETY: `repr(C)` with one `Atomic<u32, S>` (transparent over `u32`) and a ZST.
         unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// The most arrivals a latch can expect (libcu++: `latch::max()`).
+    pub const fn max() -> u32 {
+        u32::MAX
+    }
+
+    /// Sets the latch to wait for `expected` arrivals, in a kernel (a relaxed store). Only
+    /// while no thread uses it (before the threads that use it are told so, e.g. across a
+    /// block or grid barrier): libcu++ constructs latches in place the same way.
+    ///
+    /// PTX: `st.relaxed.<scope>.b32`.
+    #[inline(always)]
+    pub fn init(&self, expected: u32) {
+        crate::debug_check_not_local(self, LOCAL);
+        self.pending.store(expected, Relaxed);
     }
 
     /// Counts `n` arrivals (0 does nothing). In a debug build, counting below zero traps with

@@ -51,9 +51,12 @@
 //!
 //! | Item | Source | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------|--------------|--------------------|
-//! | [`Atomic<T, S>`](Atomic) (`T`: [`AtomicValue`]; aliases [`AtomicU32`], [`AtomicI32`], [`AtomicU64`], [`AtomicI64`], [`AtomicF32`], [`AtomicF64`]): `new`, [`from_ptr`](Atomic::from_ptr), `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_add/sub/and/or/xor/min/max`, `fetch_inc/dec`, `red_*` | `device/src/atomic/` (`mod.rs`, `int.rs`, `float.rs`, `ptx.rs`) | `ld.relaxed.S` / `ld.acquire.S`, `st.relaxed.S` / `st.release.S`, `atom.<sem>.S.<op>.T`, `red.<sem>.S.<op>.T`; SeqCst: a leading `fence.sc.S` | `cuda::atomic<T, Scope>`, `cuda::atomic_ref<T, Scope>`; `atomicAdd`, `atomicCAS`, `atomicExch`... (relaxed) |
+//! | [`Atomic<T, S>`](Atomic) (`T`: [`AtomicValue`]; aliases [`AtomicU32`], [`AtomicI32`], [`AtomicU64`], [`AtomicI64`], [`AtomicUsize`], [`AtomicIsize`], [`AtomicF32`], [`AtomicF64`]): `new`, [`from_ptr`](Atomic::from_ptr), `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_add/sub/and/or/xor/min/max`, `fetch_nand`, `fetch_inc/dec`, `red_*` | `device/src/atomic/` (`mod.rs`, `int.rs`, `float.rs`, `ptx.rs`) | `ld.relaxed.S` / `ld.acquire.S`, `st.relaxed.S` / `st.release.S`, `atom.<sem>.S.<op>.T`, `red.<sem>.S.<op>.T`; SeqCst: a leading `fence.sc.S`; `usize`/`isize` as `.b64`/`.u64`/`.s64`; `fetch_nand`: `ld.relaxed.S` then an `atom.<sem>.S.cas` loop | `cuda::atomic<T, Scope>`, `cuda::atomic_ref<T, Scope>`; `atomicAdd`, `atomicCAS`, `atomicExch`... (relaxed) |
+//! | [`AtomicBool<S>`](AtomicBool) (4 bytes: a `u32` word of 0 or 1): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_and/or/xor/nand/not` | `device/src/atomic/boolean.rs` | the `.b32` forms: `ld`, `st`, `atom.<sem>.S.exch/cas/and/or/xor.b32`; `fetch_nand`: `xor` (with true) or `exch` (with false) | `cuda::atomic<bool, Scope>` |
+//! | [`AtomicPtr<T, S>`](AtomicPtr): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update` | `device/src/atomic/pointer.rs` | `ld.<sem>.S.b64`, `st.<sem>.S.b64`, `atom.<sem>.S.exch.b64`, `atom.<sem>.S.cas.b64` | `cuda::atomic<T*, Scope>` |
+//! | [`AtomicFlag<S>`](AtomicFlag): `test_and_set`, `clear`, `test`, `wait`, `wait_for`, `notify_one/all` | `device/src/flag.rs` | `atom.<sem>.S.exch.b32` of 1, `st.<sem>.S.b32` of 0, `ld.<sem>.S.b32`; waiting: `ld` polling with `nanosleep.u32` | `cuda::atomic_flag<Scope>` |
 //! | `AtomicU128<S>` (sm_90, GPU only): `load`, `store`, `swap`, `compare_exchange` | `device/src/atomic/wide.rs` | `ld.<sem>.S.b128`, `st.<sem>.S.b128`, `atom.<sem>.S.exch.b128`, `atom.<sem>.S.cas.b128` | `cuda::atomic_ref` of a 16-byte type; 128-bit `atomicCAS` / `atomicExch` (sm_90) |
-//! | `Atomic::wait`, `wait_until`, `wait_until_for` | `device/src/atomic/waiting.rs` | `ld.<sem>.S` polling with `nanosleep.u32` | `cuda::atomic_ref::wait` |
+//! | `Atomic::wait`, `wait_until`, `wait_until_for` (every `T`, floats comparing bits; `AtomicBool`, `AtomicPtr` too), `notify_one`, `notify_all` | `device/src/atomic/waiting.rs` | `ld.<sem>.S` polling with `nanosleep.u32`; `notify_*`: nothing (waiters poll) | `cuda::atomic_ref::wait`, `notify_one`, `notify_all` (no-ops on the device in libcu++ too) |
 //! | [`fence::<S>(order)`](fence()) | `device/src/fence.rs` | `fence.acq_rel.S` (Acquire, Release, AcqRel), `fence.sc.S` (SeqCst) | `cuda::atomic_thread_fence(order, scope)`; `__threadfence_block()`, `__threadfence()`, `__threadfence_system()` |
 //! | [`compiler_fence(order)`](compiler_fence) | `device/src/fence.rs` | nothing (an empty `asm!`: a compiler barrier) | `cuda::atomic_signal_fence`, `asm volatile("" ::: "memory")` |
 //! | [`volatile::read_volatile`], [`volatile::write_volatile`] ([`volatile::Word`]: `u32 i32 f32 u64 i64 f64`) | `device/src/volatile.rs` | `ld.volatile.bN`, `st.volatile.bN` | a `volatile` access |
@@ -69,6 +72,9 @@
 //! | `cluster::{sync, arrive, arrive_relaxed, wait, map_shared, block_rank, block_count, index_x}` (sm_90, GPU only) | `device/src/cluster.rs` | `barrier.cluster.arrive.release` / `.relaxed`, `barrier.cluster.wait.acquire`, `mapa.u64`, `%cluster_ctarank`, `%cluster_nctarank`, `%clusterid.x` | `cooperative_groups::this_cluster()`: `sync()`, `barrier_arrive()`, `barrier_wait()`, `map_shared_rank()`, `block_rank()`, `num_blocks()` |
 //! | `block::{sync, dynamic_shared_memory, thread_rank, rank, count, thread_x/y/z, dim_x/y/z, index_x/y/z, grid_x/y/z}` (GPU only) | `device/src/block.rs` | `barrier.sync 0`, `cvta.shared.u64` of an `.extern .shared` array, `mov.u32` of `%tid`, `%ntid`, `%ctaid`, `%nctaid` | `__syncthreads()`, `extern __shared__`, `threadIdx`, `blockDim`, `blockIdx`, `gridDim` |
 //! | [`warp`]`::{lane, active_mask, sync, match_any, peers}` | `device/src/warp.rs` | `%laneid`, `activemask.b32`, `bar.warp.sync`, `match.any.sync.b64` | lane id, `__activemask()`, `__syncwarp(mask)`, `__match_any_sync(mask, value)` |
+//! | [`warp`]`::{ballot, any, all, uni, match_any_u32, match_all, match_all_u32, leader}` | `device/src/warp.rs` | `vote.sync.ballot.b32`, `vote.sync.{any,all,uni}.pred`, `match.any.sync.b32`, `match.all.sync.b64` / `.b32` (with its predicate: `Some(lanes)`), `%laneid` | `__ballot_sync`, `__any_sync`, `__all_sync`, `__uni_sync`, `__match_any_sync`, `__match_all_sync`, `lane == __ffs(mask) - 1` |
+//! | [`warp`]`::{shfl_idx, shfl_up, shfl_down, shfl_xor}` (any [`warp::ShuffleValue`]: `u32 i32 f32`, and `u64 i64 f64` as two shuffles) | `device/src/warp.rs` | `shfl.sync.idx.b32 d, a, b, 0x1f, m`, `shfl.sync.up.b32 .., 0, m`, `shfl.sync.down.b32 .., 0x1f, m`, `shfl.sync.bfly.b32 .., 0x1f, m` | `__shfl_sync`, `__shfl_up_sync`, `__shfl_down_sync`, `__shfl_xor_sync` (width 32) |
+//! | `warp::elect_one` (sm_90 on the GPU) | `device/src/warp.rs` | `elect.sync _\|p, m` | `cuda::ptx::elect_sync(mask)`, `cooperative_groups::invoke_one` |
 //! | [`wait`]: [`Backoff`], [`NanoSleep<MIN, MAX>`](NanoSleep) (the default), [`Elapsed<POLLS, SPIN_NS, MAX_NS>`](Elapsed) (libcu++'s policy: polls for 40 us, then sleeps a quarter of the time waited; the semaphores' default), [`Spin`], [`TimedOut`], [`wait::poll_until`], [`wait::poll_until_for`], [`wait::sleep_ns`], `wait::global_timer_ns` (GPU only) | `device/src/wait.rs` | `nanosleep.u32`, `%globaltimer` | `__nanosleep(ns)`, `%globaltimer` through `asm` |
 //! | [`CachePadded<T>`](CachePadded) | `device/src/cache_padded.rs` | nothing (`align(128)`: one L2 line) | `alignas(128)` |
 //! | [`scope`]: [`Cta`], [`Cluster`] (sm_90), [`Gpu`], [`Sys`]; [`Scope`], [`ScopeKind`] | `device/src/scope.rs` | `.cta`, `.cluster`, `.gpu`, `.sys` | `cuda::thread_scope_block`, `thread_scope_cluster`, `thread_scope_device`, `thread_scope_system` |
@@ -88,6 +94,9 @@
 //! | `__syncthreads()` | `block::sync()` (`barrier.sync 0`: the non-`.aligned` form, safe where rustc duplicates it into divergent branches) |
 //! | `__syncwarp(mask)`, `__syncwarp()` | [`warp::sync(mask)`](warp::sync), `warp::sync(u32::MAX)` |
 //! | `__activemask()`, `__match_any_sync(mask, v)` | [`warp::active_mask()`](warp::active_mask), [`warp::match_any(mask, v)`](warp::match_any) |
+//! | `__ballot_sync(mask, p)`, `__any_sync`, `__all_sync`, `__uni_sync` | [`warp::ballot(mask, p)`](warp::ballot), [`warp::any`], [`warp::all`], [`warp::uni`] |
+//! | `__match_all_sync(mask, v, &pred)` | [`warp::match_all(mask, v)`](warp::match_all) (`match_all_u32` for 32-bit values): `Some(lanes)` where `pred` is true |
+//! | `__shfl_sync(mask, v, src)`, `__shfl_up_sync`, `__shfl_down_sync`, `__shfl_xor_sync` (width 32) | [`warp::shfl_idx(mask, v, src)`](warp::shfl_idx), [`warp::shfl_up`], [`warp::shfl_down`], [`warp::shfl_xor`] |
 //! | `__threadfence_block()` | `fence::<Cta>(SeqCst)`: `fence.sc.cta` |
 //! | `__threadfence()` (CUDA: the same as `cuda::atomic_thread_fence(memory_order_seq_cst, thread_scope_device)`) | `fence::<Gpu>(SeqCst)`: `fence.sc.gpu`. A release or acquire pattern needs only `fence::<Gpu>(Release)` / `(Acquire)`: `fence.acq_rel.gpu` |
 //! | `__threadfence_system()` | `fence::<Sys>(SeqCst)`: `fence.sc.sys` |
@@ -252,6 +261,7 @@ mod cache_padded;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 pub mod cluster;
 pub mod fence;
+pub mod flag;
 #[cfg(target_arch = "nvptx64")]
 pub mod grid;
 pub mod latch;
@@ -269,7 +279,8 @@ pub mod warp;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 pub use atomic::AtomicU128;
 pub use atomic::{
-    Atomic, AtomicF32, AtomicF64, AtomicI32, AtomicI64, AtomicU32, AtomicU64, AtomicValue,
+    Atomic, AtomicBool, AtomicF32, AtomicF64, AtomicI32, AtomicI64, AtomicIsize, AtomicPtr,
+    AtomicU32, AtomicU64, AtomicUsize, AtomicValue,
 };
 pub use barrier::{Barrier, Token};
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
@@ -277,6 +288,7 @@ pub use block_barrier::{BlockBarrier, BlockToken};
 pub use cache_padded::CachePadded;
 pub use core::sync::atomic::Ordering;
 pub use fence::{compiler_fence, fence};
+pub use flag::AtomicFlag;
 #[cfg(target_arch = "nvptx64")]
 pub use grid::GridBarrier;
 pub use latch::Latch;

@@ -213,6 +213,23 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
         }
     }
 
+    /// The most units this semaphore can hold, [`MAX`](Self::MAX) (libcu++: `max()`).
+    pub const fn max() -> u32 {
+        MAX
+    }
+
+    /// Sets the free units to `initial`, in a kernel (a relaxed store). Only while no thread
+    /// uses the semaphore (before the threads that use it are told so, e.g. across a block or
+    /// grid barrier). Panics (traps on the GPU) if `initial > MAX`.
+    ///
+    /// PTX: `st.relaxed.<scope>.b32`.
+    #[inline(always)]
+    pub fn init(&self, initial: u32) {
+        assert!(initial <= MAX, "Semaphore::init: initial count above MAX");
+        crate::debug_check_not_local(self, LOCAL);
+        self.count.store(initial, Relaxed);
+    }
+
     /// The free units now (a relaxed load: a hint, stale as soon as it is read).
     ///
     /// PTX: `ld.relaxed.<scope>.b32`. libcu++ has no counterpart.

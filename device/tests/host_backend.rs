@@ -1,7 +1,10 @@
 //! The host backend (core::sync::atomic) under real thread contention: algorithms written
 //! against `ptx_sync` are testable on a CPU, so its results must be exact here too.
 
-use ptx_sync::{fence, Atomic, Cta, Gpu, Ordering::*, Sys};
+use ptx_sync::{
+    fence, Atomic, AtomicBool, AtomicFlag, AtomicIsize, AtomicPtr, AtomicUsize, Cta, Gpu,
+    Ordering::*, Sys,
+};
 use std::sync::Arc;
 use std::thread;
 
@@ -154,4 +157,319 @@ fn from_ptr_views_existing_memory() {
 #[should_panic(expected = "acquire store")]
 fn invalid_orders_panic_like_core() {
     Atomic::<u32, Gpu>::new(0).red_add(1, Acquire);
+}
+
+/// `AtomicFlag` as a spin lock around plain (non-atomic) data: `test_and_set(Acquire)` to
+/// take it, `wait(true)` while taken, `clear(Release)` to give it back. Every increment is
+/// counted and never two holders at once.
+#[test]
+fn atomic_flag_lock_counts_exactly() {
+    struct Shared {
+        lock: AtomicFlag<Gpu>,
+        count: std::cell::UnsafeCell<u64>,
+        holders: Atomic<u32, Gpu>,
+        most: Atomic<u32, Gpu>,
+    }
+    // SAFETY: `count` is only touched by the holder of `lock`.
+    unsafe impl Sync for Shared {}
+    static S: Shared = Shared {
+        lock: AtomicFlag::new(),
+        count: std::cell::UnsafeCell::new(0),
+        holders: Atomic::new(0),
+        most: Atomic::new(0),
+    };
+    on_threads(|_| {
+        for _ in 0..ITERS {
+            while S.lock.test_and_set(Acquire) {
+                S.lock.wait(true, Relaxed);
+            }
+            S.most
+                .fetch_max(S.holders.fetch_add(1, Relaxed) + 1, Relaxed);
+            // SAFETY: the flag is held.
+            unsafe { *S.count.get() += 1 };
+            S.holders.fetch_sub(1, Relaxed);
+            S.lock.clear(Release);
+            S.lock.notify_one();
+        }
+    });
+    assert!(!S.lock.test(Acquire));
+    assert_eq!(unsafe { *S.count.get() }, (THREADS * ITERS) as u64);
+    assert_eq!(S.most.load(Relaxed), 1, "two holders at once");
+}
+
+#[test]
+fn atomic_flag_views_a_word_and_times_out() {
+    let mut word = 0u32;
+    let f = unsafe { AtomicFlag::<Sys>::from_ptr(&mut word) };
+    assert!(!f.test(Relaxed));
+    assert!(!f.test_and_set(AcqRel));
+    assert!(f.test_and_set(SeqCst));
+    assert_eq!(f.wait_for(10_000, true, Acquire), Err(ptx_sync::TimedOut));
+    assert_eq!(f.wait_for(10_000, false, Acquire), Ok(()));
+    f.clear(SeqCst);
+    assert_eq!(word, 0);
+    assert_eq!(std::mem::size_of::<AtomicFlag<Gpu>>(), 4);
+}
+
+/// Every boolean operation against core's `AtomicBool`, for both starting values and both
+/// operands: the returned previous value and the value left.
+#[test]
+fn atomic_bool_truth_table_matches_core() {
+    use std::sync::atomic::AtomicBool as CoreBool;
+    type Op = (
+        &'static str,
+        fn(&AtomicBool<Gpu>, bool) -> bool,
+        fn(&CoreBool, bool) -> bool,
+    );
+    let ops: [Op; 8] = [
+        (
+            "and",
+            |a, b| a.fetch_and(b, AcqRel),
+            |c, b| c.fetch_and(b, AcqRel),
+        ),
+        (
+            "or",
+            |a, b| a.fetch_or(b, AcqRel),
+            |c, b| c.fetch_or(b, AcqRel),
+        ),
+        (
+            "xor",
+            |a, b| a.fetch_xor(b, AcqRel),
+            |c, b| c.fetch_xor(b, AcqRel),
+        ),
+        (
+            "nand",
+            |a, b| a.fetch_nand(b, AcqRel),
+            |c, b| c.fetch_nand(b, AcqRel),
+        ),
+        (
+            "not",
+            |a, _| a.fetch_not(SeqCst),
+            |c, _| c.fetch_xor(true, SeqCst),
+        ),
+        ("swap", |a, b| a.swap(b, Release), |c, b| c.swap(b, Release)),
+        (
+            "cas true->b",
+            |a, b| {
+                a.compare_exchange(true, b, AcqRel, Acquire)
+                    .unwrap_or_else(|x| x)
+            },
+            |c, b| {
+                c.compare_exchange(true, b, AcqRel, Acquire)
+                    .unwrap_or_else(|x| x)
+            },
+        ),
+        (
+            "update to !b",
+            |a, b| a.fetch_update(AcqRel, Acquire, |_| Some(!b)).unwrap(),
+            // (core's `fetch_update` is deprecated from 1.99; this is what it does here)
+            |c, b| c.swap(!b, AcqRel),
+        ),
+    ];
+    for (name, ours, core_op) in ops {
+        for start in [false, true] {
+            for operand in [false, true] {
+                let mut word = 7u32; // overwritten by the store below
+                let a = unsafe { AtomicBool::<Gpu>::from_ptr(&mut word) };
+                a.store(start, Relaxed);
+                let c = CoreBool::new(start);
+                let got = (ours(a, operand), a.load(Acquire));
+                let want = (core_op(&c, operand), c.load(Acquire));
+                assert_eq!(got, want, "{name}({start}, {operand})");
+                assert!(word <= 1, "{name}({start}, {operand}) left the word {word}");
+            }
+        }
+    }
+    assert_eq!(std::mem::size_of::<AtomicBool<Gpu>>(), 4, "a u32 word");
+}
+
+/// Contended `fetch_or(true)` elects exactly one thread; contended `fetch_not` flips exactly
+/// once per call.
+#[test]
+fn atomic_bool_elects_once_and_flips_exactly() {
+    static ELECTED: AtomicBool<Gpu> = AtomicBool::new(false);
+    static WINNERS: Atomic<u32, Gpu> = Atomic::new(0);
+    static TOGGLE: AtomicBool<Gpu> = AtomicBool::new(false);
+    static SAW_TRUE: Atomic<u32, Gpu> = Atomic::new(0);
+    on_threads(|_| {
+        if !ELECTED.fetch_or(true, AcqRel) {
+            WINNERS.fetch_add(1, Relaxed);
+        }
+        for _ in 0..ITERS {
+            SAW_TRUE.fetch_add(TOGGLE.fetch_not(AcqRel) as u32, Relaxed);
+        }
+    });
+    assert_eq!(WINNERS.load(Relaxed), 1);
+    let n = THREADS * ITERS;
+    // The flips form one sequence false, true, false, ...: half of them saw true.
+    assert_eq!(SAW_TRUE.load(Relaxed), n / 2);
+    assert_eq!(TOGGLE.load(Relaxed), n % 2 == 1);
+}
+
+/// A Treiber stack of nodes pushed with `compare_exchange` and `fetch_update` by contending
+/// threads: every node is on it exactly once; `swap` takes the whole list.
+#[test]
+fn atomic_ptr_cas_and_swap_lose_no_node() {
+    struct Node {
+        value: u32,
+        next: *mut Node,
+    }
+    static HEAD: AtomicPtr<Node, Gpu> = AtomicPtr::new(std::ptr::null_mut());
+    const EACH: u32 = 2_000;
+    on_threads(|t| {
+        for i in 0..EACH {
+            let node = Box::into_raw(Box::new(Node {
+                value: t * EACH + i,
+                next: std::ptr::null_mut(),
+            }));
+            if i % 2 == 0 {
+                let mut head = HEAD.load(Relaxed);
+                loop {
+                    unsafe { (*node).next = head };
+                    match HEAD.compare_exchange_weak(head, node, Release, Relaxed) {
+                        Ok(_) => break,
+                        Err(now) => head = now,
+                    }
+                }
+            } else {
+                HEAD.fetch_update(Release, Relaxed, |head| {
+                    unsafe { (*node).next = head };
+                    Some(node)
+                })
+                .unwrap();
+            }
+        }
+    });
+    let mut list = HEAD.swap(std::ptr::null_mut(), Acquire);
+    assert!(HEAD.load(Relaxed).is_null());
+    let mut seen = vec![false; (THREADS * EACH) as usize];
+    while !list.is_null() {
+        let node = unsafe { Box::from_raw(list) };
+        assert!(
+            !std::mem::replace(&mut seen[node.value as usize], true),
+            "node twice"
+        );
+        list = node.next;
+    }
+    assert!(seen.iter().all(|&s| s), "a node lost");
+    let mut slot = std::ptr::null_mut::<u8>();
+    let view = unsafe { AtomicPtr::<u8, Sys>::from_ptr(&mut slot) };
+    assert_eq!(view.as_ptr(), &mut slot as *mut *mut u8);
+}
+
+#[test]
+fn usize_and_isize_rmws_are_exact() {
+    static ADD: Atomic<usize, Gpu> = Atomic::new(0);
+    static SUB: AtomicIsize<Cta> = Atomic::new(0);
+    static MIN: Atomic<isize, Gpu> = Atomic::new(isize::MAX);
+    static MAX: AtomicUsize<Sys> = Atomic::new(0);
+    static BITS: Atomic<usize, Gpu> = Atomic::new(0);
+    on_threads(|t| {
+        for i in 0..ITERS {
+            ADD.fetch_add(3, Relaxed);
+            SUB.red_sub(2, Release);
+            MIN.fetch_min(-((t * ITERS + i) as isize), AcqRel);
+            MAX.fetch_max((t * ITERS + i) as usize, SeqCst);
+            if i < 64 && t == 0 {
+                BITS.fetch_or(1 << i, Relaxed);
+            }
+        }
+    });
+    let n = (THREADS * ITERS) as usize;
+    assert_eq!(ADD.load(Relaxed), 3 * n);
+    assert_eq!(SUB.load(Relaxed), -2 * n as isize);
+    assert_eq!(MIN.load(Relaxed), -(n as isize - 1));
+    assert_eq!(MAX.load(Relaxed), n - 1);
+    assert_eq!(BITS.load(Relaxed), usize::MAX);
+    assert_eq!(ADD.compare_exchange(3 * n, 1, AcqRel, Acquire), Ok(3 * n));
+    assert_eq!(ADD.swap(usize::MAX, Relaxed), 1);
+    assert_eq!(ADD.fetch_add(1, Relaxed), usize::MAX);
+    assert_eq!(ADD.load(Relaxed), 0, "wrapping");
+}
+
+/// `fetch_nand` (a compare-exchange loop on both backends) against core's for every integer
+/// type, then contended: each `fetch_nand(!0)` is a NOT, so the values returned alternate
+/// `x0, !x0, x0, ...` in the order the NOTs took effect.
+#[test]
+fn fetch_nand_matches_core_and_is_atomic() {
+    macro_rules! against_core {
+        ($($t:ty => $core:ident),*) => {$(
+            for (x, m) in [(0b1100 as $t, 0b1010 as $t), (0, 0), (!0, !0), (!0, 5), (-1i8 as $t, 0)] {
+                let ours = Atomic::<$t, Gpu>::new(x);
+                let theirs = std::sync::atomic::$core::new(x);
+                assert_eq!(ours.fetch_nand(m, AcqRel), theirs.fetch_nand(m, AcqRel));
+                assert_eq!(ours.load(Relaxed), theirs.load(Relaxed), "{x} nand {m}");
+            }
+        )*};
+    }
+    against_core!(u32 => AtomicU32, i32 => AtomicI32, u64 => AtomicU64, i64 => AtomicI64,
+                  usize => AtomicUsize, isize => AtomicIsize);
+
+    const X0: u64 = 0x0123_4567_89ab_cdef;
+    static W: Atomic<u64, Gpu> = Atomic::new(X0);
+    static SAW_X0: Atomic<u32, Gpu> = Atomic::new(0);
+    on_threads(|_| {
+        for _ in 0..ITERS {
+            let old = W.fetch_nand(!0, AcqRel);
+            assert!(old == X0 || old == !X0, "{old:#x}");
+            SAW_X0.fetch_add((old == X0) as u32, Relaxed);
+        }
+    });
+    let n = THREADS * ITERS;
+    assert_eq!(SAW_X0.load(Relaxed), n.div_ceil(2));
+    assert_eq!(W.load(Relaxed), if n.is_multiple_of(2) { X0 } else { !X0 });
+}
+
+/// `wait` on every type returns the value that ended it; floats compare bits.
+#[test]
+fn waits_on_every_type_see_the_store() {
+    static B: AtomicBool<Gpu> = AtomicBool::new(false);
+    static U: Atomic<usize, Gpu> = Atomic::new(0);
+    static F: Atomic<f64, Sys> = Atomic::new(0.0);
+    static P: AtomicPtr<u32, Gpu> = AtomicPtr::new(std::ptr::null_mut());
+    static DATA: Atomic<u32, Gpu> = Atomic::new(0);
+    let writer = thread::spawn(|| {
+        thread::sleep(std::time::Duration::from_millis(2));
+        DATA.store(77, Relaxed);
+        P.store(DATA.as_ptr(), Release);
+        P.notify_all();
+        U.store(5, Release);
+        U.notify_one();
+        F.store(-0.0, Release);
+        F.notify_all();
+        B.store(true, Release);
+        B.notify_all();
+    });
+    assert!(B.wait(false, Acquire));
+    assert_eq!(F.wait(0.0, Acquire).to_bits(), (-0.0f64).to_bits());
+    assert_eq!(U.wait(0, Acquire), 5);
+    let p = P.wait(std::ptr::null_mut(), Acquire);
+    assert_eq!(unsafe { *p }, 77);
+    writer.join().unwrap();
+    assert_eq!(
+        Atomic::<i32, Cta>::new(-4).wait_until_for(1_000, Relaxed, |v| v > 0),
+        Err(ptx_sync::TimedOut)
+    );
+}
+
+/// Float waits compare bits: `wait(0.0)` returns on `-0.0`, and `wait(NaN)` keeps waiting while
+/// the value is that NaN (a comparison of values would hang on the first and return at once on
+/// the second).
+#[test]
+fn float_waits_compare_bits() {
+    static Z: Atomic<f32, Gpu> = Atomic::new(-0.0);
+    static N: Atomic<f64, Sys> = Atomic::new(f64::NAN);
+    let (tx, rx) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        let z = Z.wait(0.0, Acquire).to_bits();
+        let n = N.wait(f64::NAN, Acquire);
+        tx.send((z, n)).unwrap();
+    });
+    thread::sleep(std::time::Duration::from_millis(20));
+    N.store(2.0, Release);
+    let (z, n) = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("wait(0.0) did not return on -0.0");
+    assert_eq!(z, (-0.0f32).to_bits());
+    assert_eq!(n, 2.0, "wait(NaN) returned while the value was still NaN");
 }

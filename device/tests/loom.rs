@@ -12,7 +12,8 @@ use loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use loom::sync::Arc;
 use loom::thread;
 use ptx_sync::{
-    Atomic, Barrier, BinarySemaphore, Gpu, Latch, Mutex, Ordering, Semaphore, Sys, TicketLock,
+    Atomic, AtomicBool, AtomicFlag, AtomicPtr, Barrier, BinarySemaphore, Gpu, Latch, Mutex,
+    Ordering, Semaphore, Sys, TicketLock,
 };
 
 /// Explores with a preemption bound, which keeps 3-thread models to seconds while still
@@ -421,6 +422,58 @@ fn atomic_wait_sees_the_change_and_its_payload() {
         });
         assert_eq!(flag.wait(0, Ordering::Acquire), 1);
         assert_eq!(read(&data), 9);
+        t.join().unwrap();
+    });
+}
+
+/// `AtomicFlag` as a spin lock (device/src/flag.rs: `test_and_set(Acquire)` is `atom.exch`,
+/// `wait(true)` polls, `clear(Release)` is `st.release`): a plain counter in a loom cell,
+/// bumped by two threads. A missing acquire or release is a data race loom reports; two
+/// holders a lost bump.
+#[test]
+fn atomic_flag_lock_excludes_and_publishes() {
+    fn lock(f: &AtomicFlag<Gpu>) {
+        while f.test_and_set(Ordering::Acquire) {
+            f.wait(true, Ordering::Relaxed);
+        }
+    }
+    model(|| {
+        let flag = Arc::new(AtomicFlag::<Gpu>::new());
+        let data = Arc::new(UnsafeCell::new(0u32));
+        let (f2, d2) = (flag.clone(), data.clone());
+        let t = thread::spawn(move || {
+            lock(&f2);
+            bump(&d2);
+            f2.clear(Ordering::Release);
+            f2.notify_one();
+        });
+        lock(&flag);
+        bump(&data);
+        flag.clear(Ordering::Release);
+        t.join().unwrap();
+        lock(&flag);
+        assert_eq!(read(&data), 2);
+    });
+}
+
+/// `AtomicPtr` publishing a node: the release store of the pointer makes the node's contents
+/// visible to the thread that loads it with acquire (`AtomicBool` flags the end).
+#[test]
+fn atomic_ptr_publishes_its_pointee() {
+    model(|| {
+        let slot = Arc::new(AtomicPtr::<UnsafeCell<u32>, Gpu>::new(std::ptr::null_mut()));
+        let done = Arc::new(AtomicBool::<Gpu>::new(false));
+        let (s2, d2) = (slot.clone(), done.clone());
+        let t = thread::spawn(move || {
+            let node = Box::into_raw(Box::new(UnsafeCell::new(0u32)));
+            unsafe { (*node).with_mut(|p| *p = 11) };
+            s2.store(node, Ordering::Release);
+            d2.wait(false, Ordering::Acquire);
+            drop(unsafe { Box::from_raw(node) });
+        });
+        let node = slot.wait(std::ptr::null_mut(), Ordering::Acquire);
+        assert_eq!(unsafe { read(&*node) }, 11);
+        done.store(true, Ordering::Release);
         t.join().unwrap();
     });
 }

@@ -46,6 +46,6 @@ pub use cudarc;
 pub use error::{Error, Result};
 pub use gpu::{driver_available, Gpu, Kernel, Module};
 pub use launch::{launch_config, Dim3, Launch};
-pub use mapped::{MappedBuffer, MappedWord};
+pub use mapped::{view_f32, view_f64, view_i32, view_i64, MappedBuffer, MappedWord};
 /// The device crate, whose primitives this crate also runs on the host (see [`sys`]).
 pub use ptx_sync;

@@ -21,11 +21,43 @@ fn main() {
         } else {
             ""
         };
-        let a = format!("Atomic::<{ty}, {scope}>::from_ptr(p)");
+        // `bool` is `AtomicBool` and `flag` `AtomicFlag` (both over a `u32` word), `ptr`
+        // `AtomicPtr<u32, S>`; the others `Atomic<T, S>`.
+        let a = match ty {
+            "bool" => format!("AtomicBool::<{scope}>::from_ptr(p)"),
+            "flag" => format!("AtomicFlag::<{scope}>::from_ptr(p)"),
+            "ptr" => format!("AtomicPtr::<u32, {scope}>::from_ptr(p)"),
+            _ => format!("Atomic::<{ty}, {scope}>::from_ptr(p)"),
+        };
+        // Operations without an operand: `fetch_not`, and the flag's `test_and_set`, `clear`.
+        let arg = match op.name {
+            "fetch_not" | "test_and_set" | "clear" => "",
+            _ => "*v, ",
+        };
         let body = match op.kind {
-            Kind::Load => format!("*out = {a}.load(Ordering::{order});"),
-            Kind::Store => format!("{a}.store(*v, Ordering::{order});"),
-            Kind::Rmw => format!("*out = {a}.{}(*v, Ordering::{order});", op.name),
+            // `load`, or the flag's `test`.
+            Kind::Load => format!("*out = {a}.{}(Ordering::{order});", op.name),
+            Kind::Store => format!("{a}.{}({arg}Ordering::{order});", op.name),
+            Kind::Rmw | Kind::RmwLoop => {
+                format!("*out = {a}.{}({arg}Ordering::{order});", op.name)
+            }
+            Kind::Update => {
+                let (s, f) = order.split_once('_').unwrap();
+                let step = if ty == "bool" {
+                    "!x"
+                } else {
+                    "x.wrapping_add(1)"
+                };
+                format!(
+                    "let _ = v; *out = match {a}.fetch_update(Ordering::{s}, Ordering::{f}, |x| Some({step})) {{ Ok(x) | Err(x) => x }};"
+                )
+            }
+            // `AtomicFlag::wait` returns nothing; the others the value that ended the wait.
+            Kind::AtomicWait if ty == "flag" => {
+                format!("let _ = out; {a}.wait(*v, Ordering::{order});")
+            }
+            Kind::AtomicWait => format!("*out = {a}.wait(*v, Ordering::{order});"),
+            Kind::Notify => format!("let _ = (v, out); {a}.{}();", op.name),
             Kind::Cas => {
                 let (s, f) = order.split_once('_').unwrap();
                 format!(
@@ -69,6 +101,11 @@ fn main() {
                     "barrier_arrive_and_wait" => format!("Barrier::<{scope}>::from_ptr(p.cast()).arrive_and_wait();"),
                     "barrier_arrive_and_wait_with" => format!("Barrier::<{scope}>::from_ptr(p.cast()).arrive_and_wait_with(|| *out = *v);"),
                     "barrier_arrive_and_drop" => format!("Barrier::<{scope}>::from_ptr(p.cast()).arrive_and_drop();"),
+                    "barrier_arrive_n" => format!("let _ = Barrier::<{scope}>::from_ptr(p.cast()).arrive_n(*v);"),
+                    "barrier_wait_parity" => format!("Barrier::<{scope}>::from_ptr(p.cast()).wait_parity(*v != 0);"),
+                    "barrier_try_wait_parity" => format!("*out = Barrier::<{scope}>::from_ptr(p.cast()).try_wait_parity(*v != 0) as u32;"),
+                    "latch_init" => format!("Latch::<{scope}>::from_ptr(p).init(*v);"),
+                    "semaphore_init" => format!("Semaphore::<{scope}, 4>::from_ptr(p).init(*v);"),
                     "atomic_wait" => format!("*out = Atomic::<u32, {scope}>::from_ptr(p).wait(*v, Ordering::Acquire);"),
                     _ => format!("*out = Atomic::<u32, {scope}>::from_ptr(p).wait_until_for(1000, Ordering::Acquire, |x| x == *v).unwrap_or(0);"),
                 };
@@ -102,13 +139,45 @@ fn main() {
                 "match_any" => {
                     "*out = ptx_sync::warp::match_any(*v, p as usize as u64);".to_string()
                 }
+                "match_any_u32" => {
+                    "*out = ptx_sync::warp::match_any_u32(*v, p as usize as u32);".to_string()
+                }
+                "match_all" => {
+                    "*out = ptx_sync::warp::match_all(*v, p as usize as u64).unwrap_or(0);"
+                        .to_string()
+                }
+                "match_all_u32" => {
+                    "*out = ptx_sync::warp::match_all_u32(*v, p as usize as u32).unwrap_or(0);"
+                        .to_string()
+                }
+                "ballot" => "*out = ptx_sync::warp::ballot(*v, p as usize & 4 != 0);".to_string(),
+                "any" | "all" | "uni" => format!(
+                    "*out = ptx_sync::warp::{}(*v, p as usize & 4 != 0) as u32;",
+                    op.name
+                ),
+                // The mask from `p`, the value from `v`, the lane operand from `out`: all
+                // run-time values, in registers.
+                "shfl_idx" | "shfl_up" | "shfl_down" | "shfl_xor" => format!(
+                    "*out = ptx_sync::warp::{}(p as usize as u32, *v, out as usize as u32);",
+                    op.name
+                ),
+                "elect_one" => {
+                    "let _ = p; *out = ptx_sync::warp::elect_one(*v) as u32;".to_string()
+                }
+                "leader" => "let _ = p; *out = ptx_sync::warp::leader(*v) as u32;".to_string(),
                 _ => "let _ = (p, out); ptx_sync::warp::sync(*v);".to_string(),
             },
         };
-        let t = if ty == "none" { "u32" } else { ty };
+        // The word's type (`p`), and the value's (`v`, `out`).
+        let (w, t) = match ty {
+            "none" => ("u32", "u32"),
+            "bool" | "flag" => ("u32", "bool"),
+            "ptr" => ("*mut u32", "*mut u32"),
+            _ => (ty, ty),
+        };
         writeln!(
             src,
-            "{gate}#[no_mangle]\npub unsafe extern \"ptx-kernel\" fn {name}(p: *mut {t}, v: *const {t}, out: *mut {t}) {{\n    {body}\n}}\n"
+            "{gate}#[no_mangle]\npub unsafe extern \"ptx-kernel\" fn {name}(p: *mut {w}, v: *const {t}, out: *mut {t}) {{\n    {body}\n}}\n"
         )
         .unwrap();
     }

@@ -24,6 +24,15 @@ pub enum Kind {
     Block,
     /// Waiting and warp helpers: no scope, no order.
     Wait,
+    /// A read-modify-write that PTX has no instruction for (`fetch_nand`): a compare-exchange
+    /// loop, or for `bool` one of two instructions. Compared as an instruction set.
+    RmwLoop,
+    /// `fetch_update(set_order, fetch_order, f)`: a load, then a compare-exchange loop.
+    Update,
+    /// `wait(old, order)` of an atomic type or flag: polling loads and `nanosleep`.
+    AtomicWait,
+    /// `notify_one` / `notify_all`: no-ops (waiters poll).
+    Notify,
 }
 
 pub struct Op {
@@ -34,27 +43,54 @@ pub struct Op {
 
 pub const SCOPES: [&str; 4] = ["Cta", "Cluster", "Gpu", "Sys"];
 pub const ALL: &[&str] = &["u32", "i32", "u64", "i64", "f32", "f64"];
-pub const ALL_WIDE: &[&str] = &["u32", "i32", "u64", "i64", "f32", "f64", "u128"];
-pub const INTS: &[&str] = &["u32", "i32", "u64", "i64"];
+pub const INTS: &[&str] = &["u32", "i32", "u64", "i64", "usize", "isize"];
+/// Every type with load, store, swap and compare-exchange (`bool` is `AtomicBool`, `ptr`
+/// `AtomicPtr<u32, S>`).
+pub const EVERY: &[&str] = &[
+    "u32", "i32", "u64", "i64", "usize", "isize", "f32", "f64", "u128", "bool", "ptr",
+];
+/// Types with `compare_exchange_weak`.
+pub const CAS_WEAK: &[&str] = &["u32", "i32", "u64", "i64", "usize", "isize", "bool", "ptr"];
+/// Types with `fetch_add` / `fetch_sub` / `red_add`.
+pub const ADDS: &[&str] = &["u32", "i32", "u64", "i64", "usize", "isize", "f32", "f64"];
+/// Types with `fetch_and/or/xor/nand`.
+pub const BITWISE: &[&str] = &["u32", "i32", "u64", "i64", "usize", "isize", "bool"];
+/// The types added with `AtomicBool` and `AtomicPtr` (their compare-exchange loops).
+pub const WORDS: &[&str] = &["usize", "isize", "bool", "ptr"];
+/// Every type with `wait` (`flag` is `AtomicFlag`).
+pub const WAITS: &[&str] = &[
+    "u32", "i32", "u64", "i64", "usize", "isize", "f32", "f64", "bool", "ptr", "flag",
+];
+pub const BOOL: &[&str] = &["bool"];
+pub const FLAG: &[&str] = &["flag"];
 pub const U32: &[&str] = &["u32"];
 pub const NONE: &[&str] = &["none"];
 
 pub const OPS: &[Op] = &[
-    Op { name: "load", kind: Kind::Load, types: ALL_WIDE },
-    Op { name: "store", kind: Kind::Store, types: ALL_WIDE },
-    Op { name: "swap", kind: Kind::Rmw, types: ALL_WIDE },
-    Op { name: "compare_exchange", kind: Kind::Cas, types: ALL_WIDE },
-    Op { name: "compare_exchange_weak", kind: Kind::Cas, types: INTS },
-    Op { name: "fetch_add", kind: Kind::Rmw, types: ALL },
-    Op { name: "fetch_sub", kind: Kind::Rmw, types: ALL },
-    Op { name: "fetch_and", kind: Kind::Rmw, types: INTS },
-    Op { name: "fetch_or", kind: Kind::Rmw, types: INTS },
-    Op { name: "fetch_xor", kind: Kind::Rmw, types: INTS },
+    Op { name: "load", kind: Kind::Load, types: EVERY },
+    Op { name: "store", kind: Kind::Store, types: EVERY },
+    Op { name: "swap", kind: Kind::Rmw, types: EVERY },
+    Op { name: "compare_exchange", kind: Kind::Cas, types: EVERY },
+    Op { name: "compare_exchange_weak", kind: Kind::Cas, types: CAS_WEAK },
+    Op { name: "fetch_update", kind: Kind::Update, types: WORDS },
+    Op { name: "fetch_add", kind: Kind::Rmw, types: ADDS },
+    Op { name: "fetch_sub", kind: Kind::Rmw, types: ADDS },
+    Op { name: "fetch_and", kind: Kind::Rmw, types: BITWISE },
+    Op { name: "fetch_or", kind: Kind::Rmw, types: BITWISE },
+    Op { name: "fetch_xor", kind: Kind::Rmw, types: BITWISE },
+    Op { name: "fetch_nand", kind: Kind::RmwLoop, types: BITWISE },
+    Op { name: "fetch_not", kind: Kind::Rmw, types: BOOL },
+    Op { name: "test_and_set", kind: Kind::Rmw, types: FLAG },
+    Op { name: "clear", kind: Kind::Store, types: FLAG },
+    Op { name: "test", kind: Kind::Load, types: FLAG },
+    Op { name: "wait", kind: Kind::AtomicWait, types: WAITS },
+    Op { name: "notify_one", kind: Kind::Notify, types: &["u32", "bool", "ptr", "flag"] },
+    Op { name: "notify_all", kind: Kind::Notify, types: &["u32", "bool", "ptr", "flag"] },
     Op { name: "fetch_min", kind: Kind::Rmw, types: INTS },
     Op { name: "fetch_max", kind: Kind::Rmw, types: INTS },
     Op { name: "fetch_inc", kind: Kind::Rmw, types: U32 },
     Op { name: "fetch_dec", kind: Kind::Rmw, types: U32 },
-    Op { name: "red_add", kind: Kind::Red, types: ALL },
+    Op { name: "red_add", kind: Kind::Red, types: ADDS },
     Op { name: "red_sub", kind: Kind::Red, types: INTS },
     Op { name: "red_and", kind: Kind::Red, types: INTS },
     Op { name: "red_or", kind: Kind::Red, types: INTS },
@@ -90,6 +126,11 @@ pub const OPS: &[Op] = &[
     Op { name: "barrier_arrive_and_wait", kind: Kind::Primitive, types: U32 },
     Op { name: "barrier_arrive_and_wait_with", kind: Kind::Primitive, types: U32 },
     Op { name: "barrier_arrive_and_drop", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_arrive_n", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_wait_parity", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_try_wait_parity", kind: Kind::Primitive, types: U32 },
+    Op { name: "latch_init", kind: Kind::Primitive, types: U32 },
+    Op { name: "semaphore_init", kind: Kind::Primitive, types: U32 },
     Op { name: "atomic_wait", kind: Kind::Primitive, types: U32 },
     Op { name: "atomic_wait_until_for", kind: Kind::Primitive, types: U32 },
     Op { name: "block_barrier_init", kind: Kind::Block, types: NONE },
@@ -109,28 +150,48 @@ pub const OPS: &[Op] = &[
     Op { name: "warp_sync", kind: Kind::Wait, types: NONE },
     Op { name: "match_any", kind: Kind::Wait, types: NONE },
     Op { name: "peers", kind: Kind::Wait, types: NONE },
+    Op { name: "match_any_u32", kind: Kind::Wait, types: NONE },
+    Op { name: "match_all", kind: Kind::Wait, types: NONE },
+    Op { name: "match_all_u32", kind: Kind::Wait, types: NONE },
+    Op { name: "ballot", kind: Kind::Wait, types: NONE },
+    Op { name: "any", kind: Kind::Wait, types: NONE },
+    Op { name: "all", kind: Kind::Wait, types: NONE },
+    Op { name: "uni", kind: Kind::Wait, types: NONE },
+    // Shuffles of every `ShuffleValue`: one `shfl.sync` for 32-bit types, two for 64-bit ones.
+    Op { name: "shfl_idx", kind: Kind::Wait, types: ALL },
+    Op { name: "shfl_up", kind: Kind::Wait, types: ALL },
+    Op { name: "shfl_down", kind: Kind::Wait, types: ALL },
+    Op { name: "shfl_xor", kind: Kind::Wait, types: ALL },
+    Op { name: "elect_one", kind: Kind::Wait, types: NONE },
+    Op { name: "leader", kind: Kind::Wait, types: NONE },
 ];
 
 /// The orders each kind accepts (the others panic, as in `core::sync::atomic`).
 pub fn orders(kind: Kind) -> &'static [&'static str] {
     match kind {
-        Kind::Load => &["Relaxed", "Acquire", "SeqCst"],
+        Kind::Load | Kind::AtomicWait => &["Relaxed", "Acquire", "SeqCst"],
         Kind::Store | Kind::Red => &["Relaxed", "Release", "SeqCst"],
-        Kind::Rmw | Kind::Cas => &["Relaxed", "Acquire", "Release", "AcqRel", "SeqCst"],
+        Kind::Rmw | Kind::RmwLoop | Kind::Cas | Kind::Update => {
+            &["Relaxed", "Acquire", "Release", "AcqRel", "SeqCst"]
+        }
         Kind::Fence | Kind::CompilerFence => &["Acquire", "Release", "AcqRel", "SeqCst"],
         Kind::VolatileRead | Kind::VolatileWrite | Kind::BlockSync => &["none"],
         Kind::MutexLock | Kind::MutexTryLock | Kind::Wait => &["none"],
-        Kind::Primitive | Kind::Block => &["none"],
+        Kind::Primitive | Kind::Block | Kind::Notify => &["none"],
     }
 }
 
 /// Failure orders of a compare-exchange.
 pub const CAS_FAILURE: [&str; 3] = ["Relaxed", "Acquire", "SeqCst"];
 
-/// Whether a case needs sm_90 (cluster scope and operations, 128-bit atomics, and
-/// `mbarrier.try_wait`, which the sm_90 build of `BlockBarrier::wait` uses).
+/// Whether a case needs sm_90 (cluster scope and operations, 128-bit atomics,
+/// `mbarrier.try_wait`, which the sm_90 build of `BlockBarrier::wait` uses, and `elect.sync`).
 pub fn needs_sm90(op: &str, scope: &str, ty: &str) -> bool {
-    scope == "Cluster" || ty == "u128" || op.starts_with("cluster_") || op == "block_barrier_arrive_and_wait"
+    scope == "Cluster"
+        || ty == "u128"
+        || op.starts_with("cluster_")
+        || op == "block_barrier_arrive_and_wait"
+        || op == "elect_one"
 }
 
 /// Every case as (kernel name, op, order or "success_failure", scope or "none", type).
@@ -150,7 +211,7 @@ pub fn cases() -> Vec<(String, &'static Op, String, &'static str, &'static str)>
             for &scope in scopes {
                 let mut list: Vec<String> = Vec::new();
                 for &o in orders(op.kind) {
-                    if op.kind == Kind::Cas {
+                    if matches!(op.kind, Kind::Cas | Kind::Update) {
                         for f in CAS_FAILURE {
                             list.push(format!("{o}_{f}"));
                         }

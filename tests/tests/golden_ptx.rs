@@ -15,8 +15,9 @@ use std::collections::BTreeMap;
 
 fn bits(ty: &str) -> &'static str {
     match ty {
-        "u32" | "i32" | "f32" => "b32",
-        "u64" | "i64" | "f64" => "b64",
+        // `bool` and `flag` are `u32` words; nvptx64's `usize`, `isize` and pointers 64-bit.
+        "u32" | "i32" | "f32" | "bool" | "flag" => "b32",
+        "u64" | "i64" | "f64" | "usize" | "isize" | "ptr" => "b64",
         "u128" => "b128",
         other => panic!("no bit width for {other}"),
     }
@@ -27,7 +28,7 @@ fn add_type(ty: &str) -> &'static str {
     match ty {
         "u32" => "u32",
         "i32" => "s32",
-        "u64" | "i64" => "u64",
+        "u64" | "i64" | "usize" | "isize" => "u64",
         "f32" => "f32",
         "f64" => "f64",
         other => panic!("no add type for {other}"),
@@ -39,8 +40,8 @@ fn minmax_type(ty: &str) -> &'static str {
     match ty {
         "u32" => "u32",
         "i32" => "s32",
-        "u64" => "u64",
-        "i64" => "s64",
+        "u64" | "usize" => "u64",
+        "i64" | "isize" => "s64",
         other => panic!("no min/max type for {other}"),
     }
 }
@@ -49,7 +50,9 @@ fn minmax_type(ty: &str) -> &'static str {
 fn rmw_op(name: &str, ty: &str) -> String {
     let base = name.trim_start_matches("fetch_").trim_start_matches("red_");
     match base {
-        "swap" => format!("exch.{}", bits(ty)),
+        // The flag's `test_and_set` exchanges in a 1; `bool`'s `fetch_not` XORs 1.
+        "swap" | "test_and_set" => format!("exch.{}", bits(ty)),
+        "not" => format!("xor.{}", bits(ty)),
         "add" | "sub" => format!("add.{}", add_type(ty)),
         "and" | "or" | "xor" => format!("{base}.{}", bits(ty)),
         "min" | "max" => format!("{base}.{}", minmax_type(ty)),
@@ -120,6 +123,57 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
             let (f, sem) = sem(order, true);
             with_fence(f, format!("red.{sem}.{s}.{}", rmw_op(op, ty)))
         }
+        // No `atom.nand` in PTX. `bool`: NAND with true is NOT (`xor` 1), with false it is
+        // `exch` of 1, one of the two picked at run time. Integers: a relaxed load for the
+        // first guess, then the compare-exchange that carries the order, in a loop.
+        Kind::RmwLoop => {
+            let (f, sem) = sem(order, false);
+            let b = bits(ty);
+            let mut v = if ty == "bool" {
+                vec![
+                    format!("atom.{sem}.{s}.xor.{b}"),
+                    format!("atom.{sem}.{s}.exch.{b}"),
+                ]
+            } else {
+                vec![
+                    format!("ld.relaxed.{s}.{b}"),
+                    format!("atom.{sem}.{s}.cas.{b}"),
+                ]
+            };
+            if f {
+                v.push(format!("fence.sc.{s}"));
+            }
+            set(&v.iter().map(|x| x.as_str()).collect::<Vec<_>>())
+        }
+        // A load with the fetch order, then compare-exchanges with both orders merged.
+        Kind::Update => {
+            let (set_order, fetch) = order.split_once('_').unwrap();
+            let (lf, load_sem) = sem(fetch, false);
+            let (cf, cas_sem) = sem(cas_order(set_order, fetch), false);
+            let b = bits(ty);
+            let mut v = vec![
+                format!("ld.{load_sem}.{s}.{b}"),
+                format!("atom.{cas_sem}.{s}.cas.{b}"),
+            ];
+            if lf || cf {
+                v.push(format!("fence.sc.{s}"));
+            }
+            set(&v.iter().map(|x| x.as_str()).collect::<Vec<_>>())
+        }
+        // Polling loads with the order (the flag's `test`), `nanosleep` between them.
+        Kind::AtomicWait => {
+            let (f, sem) = sem(order, false);
+            let mut v = vec![
+                format!("ld.{sem}.{s}.{}", bits(ty)),
+                "nanosleep.u32".to_string(),
+            ];
+            if f {
+                v.push(format!("fence.sc.{s}"));
+            }
+            set(&v.iter().map(|x| x.as_str()).collect::<Vec<_>>())
+        }
+        // Waiters poll: nothing to wake.
+        Kind::Notify => vec![],
         Kind::Fence if order == "SeqCst" => vec![format!("fence.sc.{s}")],
         Kind::Fence => vec![format!("fence.acq_rel.{s}")],
         Kind::CompilerFence => vec![],
@@ -185,6 +239,18 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
             "cluster_map_shared" => &["mapa.u64"],
             other => panic!("no oracle for {other}"),
         }),
+        // CUDA's `__shfl_*_sync` (width 32); a 64-bit value moves as two 32-bit words.
+        Kind::Wait if op.starts_with("shfl_") => {
+            let mode = match op {
+                "shfl_idx" => "idx",
+                "shfl_up" => "up",
+                "shfl_down" => "down",
+                "shfl_xor" => "bfly",
+                other => panic!("no oracle for {other}"),
+            };
+            let words = if bits(ty) == "b64" { 2 } else { 1 };
+            vec![format!("shfl.sync.{mode}.b32"); words]
+        }
         // The lanes naming the same object: the active mask, then a match on the address.
         Kind::Wait if op == "peers" => {
             vec![
@@ -198,6 +264,16 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
             "lane" => "mov.u32 %laneid",
             "active_mask" => "activemask.b32",
             "match_any" => "match.any.sync.b64",
+            "match_any_u32" => "match.any.sync.b32",
+            "match_all" => "match.all.sync.b64",
+            "match_all_u32" => "match.all.sync.b32",
+            "ballot" => "vote.sync.ballot.b32",
+            "any" => "vote.sync.any.pred",
+            "all" => "vote.sync.all.pred",
+            "uni" => "vote.sync.uni.pred",
+            "elect_one" => "elect.sync",
+            // Not a collective: the lane number, compared with the mask's lowest bit.
+            "leader" => "mov.u32 %laneid",
             _ => "bar.warp.sync",
         }
         .to_string()],
@@ -284,6 +360,11 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
         "barrier_arrive_and_wait" => [&arrive[..], &wait_phase[..], &warp[..]].concat(),
         "barrier_arrive_and_wait_with" => [&knowing_last[..], &wait_phase[..], &warp[..]].concat(),
         "barrier_arrive_and_drop" => knowing_last.to_vec(),
+        // libcu++'s `arrive(update)`, parity waits, and in-place init (device/tests/phases.rs).
+        "barrier_arrive_n" => arrive.to_vec(),
+        "barrier_wait_parity" => wait_phase.to_vec(),
+        "barrier_try_wait_parity" => vec!["ld.acquire.S.b64"],
+        "latch_init" | "semaphore_init" => vec!["st.relaxed.S.b32"],
         other => panic!("no oracle for {other}"),
     };
     let owned: Vec<String> = list.iter().map(|x| f(x)).collect();
@@ -300,9 +381,13 @@ fn set(items: &[&str]) -> Vec<String> {
 /// LLVM duplicates) the set of instructions.
 fn normalize(kind: Kind, insns: &[String]) -> Vec<String> {
     match kind {
-        Kind::MutexLock | Kind::MutexTryLock | Kind::Primitive | Kind::Block => {
-            set(&insns.iter().map(|s| s.as_str()).collect::<Vec<_>>())
-        }
+        Kind::MutexLock
+        | Kind::MutexTryLock
+        | Kind::Primitive
+        | Kind::Block
+        | Kind::RmwLoop
+        | Kind::Update
+        | Kind::AtomicWait => set(&insns.iter().map(|s| s.as_str()).collect::<Vec<_>>()),
         _ => insns.to_vec(),
     }
 }
@@ -366,6 +451,9 @@ fn statement(line: &str, insns: &mut Vec<String>) {
             "nanosleep.",
             "activemask.",
             "match.",
+            "vote.",
+            "shfl.",
+            "elect.",
             "mbarrier.",
             "cvta.",
             "mapa.",
@@ -484,6 +572,55 @@ fn the_oracle_matches_the_readme_table() {
         e("fence", Kind::Fence, "Release", "Cluster", "none"),
         ["fence.acq_rel.cluster"]
     );
+    // usize/isize are 64-bit; bool and the flag are u32 words; pointers .b64.
+    assert_eq!(
+        e("fetch_min", Kind::Rmw, "Relaxed", "Gpu", "isize"),
+        ["atom.relaxed.gpu.min.s64"]
+    );
+    assert_eq!(
+        e("fetch_add", Kind::Rmw, "Release", "Sys", "usize"),
+        ["atom.release.sys.add.u64"]
+    );
+    assert_eq!(
+        e("fetch_not", Kind::Rmw, "AcqRel", "Cta", "bool"),
+        ["atom.acq_rel.cta.xor.b32"]
+    );
+    assert_eq!(
+        e("test_and_set", Kind::Rmw, "SeqCst", "Gpu", "flag"),
+        ["fence.sc.gpu", "atom.acquire.gpu.exch.b32"]
+    );
+    assert_eq!(
+        e("clear", Kind::Store, "Release", "Gpu", "flag"),
+        ["st.release.gpu.b32"]
+    );
+    assert_eq!(
+        e("store", Kind::Store, "SeqCst", "Gpu", "ptr"),
+        ["fence.sc.gpu", "st.relaxed.gpu.b64"]
+    );
+    // fetch_nand: a relaxed first guess, the order on the CAS (as a set).
+    assert_eq!(
+        e("fetch_nand", Kind::RmwLoop, "SeqCst", "Gpu", "u32"),
+        [
+            "atom.acquire.gpu.cas.b32",
+            "fence.sc.gpu",
+            "ld.relaxed.gpu.b32"
+        ]
+    );
+    assert_eq!(
+        e(
+            "fetch_update",
+            Kind::Update,
+            "Release_Acquire",
+            "Cta",
+            "ptr"
+        ),
+        ["atom.acq_rel.cta.cas.b64", "ld.acquire.cta.b64"]
+    );
+    assert_eq!(
+        e("wait", Kind::AtomicWait, "Acquire", "Sys", "f64"),
+        ["ld.acquire.sys.b64", "nanosleep.u32"]
+    );
+    assert!(e("notify_one", Kind::Notify, "none", "Gpu", "flag").is_empty());
 }
 
 #[test]
@@ -579,5 +716,48 @@ fn shared_accessors_use_the_shared_state_space() {
     assert!(
         lines.iter().any(|l| l.contains("ptx_sync_dynamic_smem")),
         "Shared::dynamic() does not name the dynamic shared array"
+    );
+}
+
+#[test]
+fn shuffles_pass_cudas_width_32_operands() {
+    // `__shfl_*_sync(mask, v, x)` with the default width 32 passes `c` = 0x1f (clamp at lane
+    // 31, one segment) to idx, down and bfly, and `c` = 0 to up (its bound is lane 0). A wrong
+    // `c` splits the warp into segments or lets `up` read past lane 0, and the instruction
+    // counts above cannot see it: check the operands of every shuffle kernel.
+    let root = xtask::workspace_root();
+    let ptx_path = xtask::build_ptx(&root.join("tests/golden"), xtask::Arch::Sm90)
+        .unwrap_or_else(|e| panic!("building the golden kernels failed:\n{e}"));
+    let ptx = std::fs::read_to_string(&ptx_path).unwrap();
+    let mut checked = 0;
+    for (name, op, ..) in cases() {
+        let (mode, c) = match op.name {
+            "shfl_idx" => ("idx", "0x1f"),
+            "shfl_up" => ("up", "0"),
+            "shfl_down" => ("down", "0x1f"),
+            "shfl_xor" => ("bfly", "0x1f"),
+            _ => continue,
+        };
+        let lines = entry_lines(&ptx, &name);
+        let shuffles: Vec<&str> = lines
+            .iter()
+            .flat_map(|l| l.split(';'))
+            .map(|l| l.trim())
+            .filter(|l| l.starts_with("shfl."))
+            .collect();
+        assert!(!shuffles.is_empty(), "{name}: no shuffle");
+        for s in shuffles {
+            let (opcode, operands) = s.split_once(char::is_whitespace).unwrap();
+            let operands: Vec<&str> = operands.split(',').map(str::trim).collect();
+            assert_eq!(opcode, format!("shfl.sync.{mode}.b32"), "{name}: `{s}`");
+            assert_eq!(operands.len(), 5, "{name}: `{s}`: d, a, b, c, membermask");
+            assert_eq!(operands[3], c, "{name}: `{s}`: the clamp/segment operand");
+            checked += 1;
+        }
+    }
+    assert_eq!(
+        checked,
+        4 * (3 + 2 * 3),
+        "shuffles checked (6 types, 64-bit ones twice)"
     );
 }

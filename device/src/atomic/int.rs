@@ -1,4 +1,5 @@
-//! Integer atomics (`u32`, `i32`, `u64`, `i64`), stamped from one table.
+//! Integer atomics (`u32`, `i32`, `u64`, `i64`, `usize`, `isize`), stamped from one table.
+//! `usize` and `isize` are 64-bit on nvptx64, so they use the `u64`/`s64` instructions.
 
 #[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
@@ -147,6 +148,29 @@ macro_rules! int_atomic {
                          host: { let _ = sem; self.host().fetch_sub(val, order) })
             }
 
+            #[doc = concat!("Bitwise NAND with `val` (stores `!(old & val)`); returns the previous value. Every order.\n\n",
+                "PTX has no `atom.nand`, so this is a compare-exchange loop, not one instruction: ",
+                "`ld.relaxed.<scope>.", $b, "` for the first guess, then `atom.<sem>.<scope>.cas.", $b, "` ",
+                "(SeqCst: `fence.sc.<scope>` before it) until the value did not change in between. ",
+                "Under contention it costs a round trip per lost race, unlike the other `fetch_*`. ",
+                "The order applies to the exchange that succeeds; the guesses are relaxed.\n\n",
+                "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::*;\n",
+                "let a = Atomic::<", stringify!($t), ", Gpu>::new(0b1100);\n",
+                "assert_eq!(a.fetch_nand(0b1010, AcqRel), 0b1100);\n",
+                "assert_eq!(a.load(Relaxed), !0b1000);\n```")]
+            #[inline(always)]
+            pub fn fetch_nand(&self, val: $t, order: Ordering) -> $t {
+                // One loop for both backends (not core's `fetch_nand` on the host), so host
+                // tests and loom run the algorithm the GPU runs.
+                let mut prev = self.load(Ordering::Relaxed);
+                loop {
+                    match self.compare_exchange(prev, !(prev & val), order, Ordering::Relaxed) {
+                        Ok(v) => return v,
+                        Err(actual) => prev = actual,
+                    }
+                }
+            }
+
             int_atomic!(@bitop $t, $reg, $b, fetch_and, fetch_and, "and", "Bitwise AND");
             int_atomic!(@bitop $t, $reg, $b, fetch_or, fetch_or, "or", "Bitwise OR");
             int_atomic!(@bitop $t, $reg, $b, fetch_xor, fetch_xor, "xor", "Bitwise XOR");
@@ -224,6 +248,25 @@ int_atomic!(
 int_atomic!(
     i64,
     AtomicI64,
+    reg64,
+    bits = "b64",
+    add = "u64",
+    minmax = "s64"
+);
+
+// nvptx64 is a 64-bit target: `usize`/`isize` are the 64-bit instructions (`.u64` add, as for
+// `i64`; signed min/max for `isize`).
+int_atomic!(
+    usize,
+    AtomicUsize,
+    reg64,
+    bits = "b64",
+    add = "u64",
+    minmax = "u64"
+);
+int_atomic!(
+    isize,
+    AtomicIsize,
     reg64,
     bits = "b64",
     add = "u64",

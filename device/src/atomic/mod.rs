@@ -6,6 +6,12 @@
 //!   the pointers kernels receive as arguments. Generic addressing makes the same code work on
 //!   global and shared memory.
 //!
+//! `T` is `u32 i32 u64 i64 usize isize f32 f64` (and `u128` on sm_90). Two more types have the
+//! same two surfaces and the same table below: [`AtomicBool<S>`](AtomicBool) (a `u32` word
+//! holding 0 or 1: PTX has no 8-bit `atom`) and [`AtomicPtr<T, S>`](AtomicPtr) (the 64-bit
+//! instructions); [`AtomicFlag<S>`](crate::AtomicFlag) is libcu++'s `atomic_flag` over a
+//! `u32` word.
+//!
 //! Methods take `core::sync::atomic::Ordering` with the same rules as `core` on which orders
 //! each operation accepts (an order it does not accept panics; on the GPU a panic traps).
 //!
@@ -17,6 +23,8 @@
 //! | `store`              | `st.relaxed.S`   | panics           | `st.release.S`   | panics           | `fence.sc.S; st.relaxed.S`        |
 //! | RMW (`fetch_*`, `swap`, CAS) | `atom.relaxed.S` | `atom.acquire.S` | `atom.release.S` | `atom.acq_rel.S` | `fence.sc.S; atom.acquire.S` |
 //! | `red_*` (no result)  | `red.relaxed.S`  | panics           | `red.release.S`  | panics           | `fence.sc.S; red.relaxed.S`       |
+//! | `fetch_nand` (integers: no `atom.nand`) | `ld.relaxed.S`, then `atom.relaxed.S.cas` in a loop | `ld.relaxed.S`, `atom.acquire.S.cas` loop | `ld.relaxed.S`, `atom.release.S.cas` loop | `ld.relaxed.S`, `atom.acq_rel.S.cas` loop | `ld.relaxed.S`, `fence.sc.S; atom.acquire.S.cas` loop |
+//! | `notify_one`, `notify_all` | nothing: waits poll (as libcu++'s device `notify_*`) | | | | |
 //!
 //! The seq_cst column is the mapping of the PTX memory model (Lustig et al., ASPLOS 2019) that
 //! libcu++ uses on sm_70+. `compare_exchange` merges its success and failure orders into one
@@ -24,13 +32,18 @@
 //! `core::sync::atomic` with the given order and the scope is ignored (host atomics are
 //! system-wide).
 
+mod boolean;
 mod float;
 mod int;
+mod pointer;
 mod waiting;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 mod wide;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 pub use wide::AtomicU128;
+
+pub use boolean::AtomicBool;
+pub use pointer::AtomicPtr;
 
 use crate::scope::Scope;
 #[cfg(not(loom))]
@@ -47,7 +60,9 @@ mod sealed {
     }
 }
 
-/// A type [`Atomic`] can hold: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`, and on sm_90 `u128`.
+/// A type [`Atomic`] can hold: `u32`, `i32`, `u64`, `i64`, `usize`, `isize`, `f32`, `f64`, and
+/// on sm_90 `u128`. `bool` and pointers have their own types, [`AtomicBool`] (a 4-byte word)
+/// and [`AtomicPtr`].
 pub trait AtomicValue: sealed::Sealed + Copy + Send + 'static {}
 
 macro_rules! atomic_values {
@@ -68,6 +83,8 @@ atomic_values! {
     i32 => AtomicI32;
     u64 => AtomicU64;
     i64 => AtomicI64;
+    usize => AtomicUsize;
+    isize => AtomicIsize;
     f32 => AtomicU32, to_bits;
     f64 => AtomicU64, to_bits;
 }
@@ -183,6 +200,10 @@ pub type AtomicI32<S> = Atomic<i32, S>;
 pub type AtomicU64<S> = Atomic<u64, S>;
 /// `Atomic<i64, S>`.
 pub type AtomicI64<S> = Atomic<i64, S>;
+/// `Atomic<usize, S>` (64-bit on the GPU: the `u64` instructions).
+pub type AtomicUsize<S> = Atomic<usize, S>;
+/// `Atomic<isize, S>` (64-bit on the GPU: the `u64` add, the `s64` min/max).
+pub type AtomicIsize<S> = Atomic<isize, S>;
 /// `Atomic<f32, S>`.
 pub type AtomicF32<S> = Atomic<f32, S>;
 /// `Atomic<f64, S>`.

@@ -1,27 +1,40 @@
 //! Waiting on an atomic (`cuda::atomic::wait`): poll with the crate's waiting policy
 //! ([`NanoSleep`]) until the value changes or a predicate holds; the timed form returns
-//! [`TimedOut`] instead of hanging.
+//! [`TimedOut`] instead of hanging. Every type with a `load` has them: `Atomic<T, S>` for
+//! each integer and float `T`, [`AtomicBool`] and [`AtomicPtr`].
+//!
+//! `notify_one` / `notify_all` are no-ops: waiters poll, on the GPU (there is no futex there;
+//! libcu++'s device `notify_*` is a no-op too) and on the host backend alike, so a store is all
+//! a waiter needs. They exist so code written for `cuda::atomic` (or C++20 atomics) ports
+//! unchanged.
+//!
+//! ```
+//! use ptx_sync::{Atomic, AtomicBool, Gpu, Ordering::Acquire, wait::TimedOut};
+//! let a = Atomic::<u32, Gpu>::new(2);
+//! assert_eq!(a.wait(0, Acquire), 2);
+//! assert_eq!(a.wait_until_for(1_000, Acquire, |v| v == 1), Err(TimedOut));
+//! let b = AtomicBool::<Gpu>::new(true);
+//! b.notify_all(); // nothing to do: waiters poll
+//! assert!(b.wait(false, Acquire));
+//! ```
 
-use super::Atomic;
+use super::{Atomic, AtomicBool, AtomicPtr, AtomicValue};
 use crate::scope::Scope;
 use crate::wait::{poll_until, poll_until_for, NanoSleep, TimedOut};
 use core::sync::atomic::Ordering;
 
 macro_rules! waiting {
-    ($($t:ty),*) => {$(
-        impl<S: Scope> Atomic<$t, S> {
-            /// Waits until the value is not `old`; returns it. `order` is the load order
-            /// (Relaxed, Acquire, SeqCst), as in `cuda::atomic::wait`.
-            ///
-            /// ```
-            /// use ptx_sync::{Atomic, Gpu, Ordering::Acquire};
-            /// let a = Atomic::<u32, Gpu>::new(2);
-            /// assert_eq!(a.wait(0, Acquire), 2);
-            /// ```
+    ($([$($gen:tt)*] $atomic:ty => $t:ty, $same:expr, $what:literal;)*) => {$(
+        impl<$($gen)*> $atomic {
+            #[doc = concat!("Waits until the value is not `old`; returns it. `order` is the load ",
+                "order (Relaxed, Acquire, SeqCst), as in `cuda::atomic::wait`. ", $what, "\n\n",
+                "PTX: `ld.<sem>.<scope>` polling with `nanosleep.u32` between polls (SeqCst: ",
+                "`fence.sc.<scope>` before each load).")]
             #[inline(always)]
             #[track_caller]
             pub fn wait(&self, old: $t, order: Ordering) -> $t {
-                self.wait_until(order, |v| v != old)
+                let same: fn($t, $t) -> bool = $same;
+                self.wait_until(order, |v| !same(v, old))
             }
 
             /// Waits until `pred(value)` holds; returns that value.
@@ -32,12 +45,6 @@ macro_rules! waiting {
             }
 
             /// [`wait_until`](Self::wait_until) for at most about `ns` nanoseconds.
-            ///
-            /// ```
-            /// use ptx_sync::{Atomic, Gpu, Ordering::Acquire, wait::TimedOut};
-            /// let a = Atomic::<u32, Gpu>::new(0);
-            /// assert_eq!(a.wait_until_for(1_000, Acquire, |v| v == 1), Err(TimedOut));
-            /// ```
             #[inline(always)]
             #[track_caller]
             pub fn wait_until_for(&self, ns: u64, order: Ordering, mut pred: impl FnMut($t) -> bool)
@@ -49,4 +56,50 @@ macro_rules! waiting {
     )*};
 }
 
-waiting!(u32, i32, u64, i64);
+waiting! {
+    [S: Scope] Atomic<u32, S> => u32, |a, b| a == b, "";
+    [S: Scope] Atomic<i32, S> => i32, |a, b| a == b, "";
+    [S: Scope] Atomic<u64, S> => u64, |a, b| a == b, "";
+    [S: Scope] Atomic<i64, S> => i64, |a, b| a == b, "";
+    [S: Scope] Atomic<usize, S> => usize, |a, b| a == b, "";
+    [S: Scope] Atomic<isize, S> => isize, |a, b| a == b, "";
+    [S: Scope] Atomic<f32, S> => f32, |a: f32, b: f32| a.to_bits() == b.to_bits(),
+        "Compares bits, as `compare_exchange` does and as C++'s `atomic::wait` compares value \
+         representations: `wait(0.0, ..)` returns on `-0.0`, and `wait(NaN, ..)` waits while \
+         the value is that same NaN.";
+    [S: Scope] Atomic<f64, S> => f64, |a: f64, b: f64| a.to_bits() == b.to_bits(),
+        "Compares bits, as `compare_exchange` does and as C++'s `atomic::wait` compares value \
+         representations: `wait(0.0, ..)` returns on `-0.0`, and `wait(NaN, ..)` waits while \
+         the value is that same NaN.";
+    [S: Scope] AtomicBool<S> => bool, |a, b| a == b, "";
+    [T, S: Scope] AtomicPtr<T, S> => *mut T, |a, b| a == b, "Compares addresses.";
+}
+
+/// The no-op `notify_*` of every type with a `wait`.
+macro_rules! notify {
+    ($([$($gen:tt)*] $atomic:ty;)*) => {$(
+        impl<$($gen)*> $atomic {
+            /// Wakes one thread blocked in `wait`: a no-op, because waiters poll (on the GPU,
+            /// as libcu++'s device `notify_one`, and on the host backend). A store or RMW is
+            /// all a waiter needs to see; call this anyway where the code should port to an
+            /// API whose waits block.
+            ///
+            /// PTX: nothing.
+            #[inline(always)]
+            pub fn notify_one(&self) {}
+
+            /// Wakes every thread blocked in `wait`: a no-op, as
+            /// [`notify_one`](Self::notify_one).
+            ///
+            /// PTX: nothing.
+            #[inline(always)]
+            pub fn notify_all(&self) {}
+        }
+    )*};
+}
+
+notify! {
+    [T: AtomicValue, S: Scope] Atomic<T, S>;
+    [S: Scope] AtomicBool<S>;
+    [T, S: Scope] AtomicPtr<T, S>;
+}

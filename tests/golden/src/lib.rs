@@ -9,8 +9,8 @@ use ptx_sync::BlockBarrier;
 #[cfg(target_feature = "sm_90")]
 use ptx_sync::Cluster;
 use ptx_sync::{
-    compiler_fence, fence, volatile, Atomic, Barrier, BinarySemaphore, Cta, Gpu, GridBarrier,
-    Latch, Mutex, Ordering, Semaphore, Sys, TicketLock,
+    compiler_fence, fence, volatile, Atomic, AtomicBool, AtomicFlag, AtomicPtr, Barrier,
+    BinarySemaphore, Cta, Gpu, GridBarrier, Latch, Mutex, Ordering, Semaphore, Sys, TicketLock,
 };
 
 #[panic_handler]

@@ -7,6 +7,7 @@ mod atomics;
 mod barrier;
 mod cluster;
 mod convergence;
+mod flag;
 mod harness;
 mod host_api;
 mod latch;
@@ -15,11 +16,13 @@ mod misuse;
 mod mutex;
 mod patterns_arrive;
 mod patterns_locks;
+mod phases;
 mod semaphore;
 mod shared;
 mod sys;
 mod ticket;
 mod timed;
+mod warp_intrinsics;
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

@@ -5,6 +5,7 @@ pub mod barrier;
 pub mod cluster;
 pub mod convergence;
 pub mod examples;
+pub mod flag;
 pub mod harness;
 pub mod host_api;
 pub mod latch;
@@ -13,11 +14,14 @@ pub mod misuse;
 pub mod mutex;
 pub mod patterns_arrive;
 pub mod patterns_locks;
+pub mod phases;
 pub mod semaphore;
 pub mod shared;
 pub mod sys;
 pub mod ticket;
 pub mod timed;
+pub mod warp_intrinsics;
+pub mod warp_intrinsics_plan;
 
 use crate::GpuTest;
 
@@ -26,6 +30,7 @@ pub fn tests() -> Vec<GpuTest> {
     let mut all = harness::tests();
     all.extend(atomics::tests());
     all.extend(message::tests());
+    all.extend(flag::tests());
     all.extend(convergence::tests());
     all.extend(mutex::tests());
     all.extend(ticket::tests());
@@ -34,11 +39,13 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(latch::tests());
     all.extend(barrier::tests());
     all.extend(patterns_arrive::tests());
+    all.extend(phases::tests());
     all.extend(timed::tests());
     all.extend(misuse::tests());
     all.extend(sys::tests());
     all.extend(cluster::tests());
     all.extend(shared::tests());
+    all.extend(warp_intrinsics::tests());
     all.extend(examples::tests());
     all.extend(host_api::tests());
     all

@@ -1,0 +1,161 @@
+//! `AtomicFlag<S>`: libcu++'s `cuda::atomic_flag<Scope>` (C++'s `std::atomic_flag`).
+//!
+//! One `u32` word, 0 (clear) or 1 (set). `test_and_set` is `atom.exch` of 1, whose old value
+//! says whether the flag was already set; `clear` is a store of 0, `test` a load. Used as a
+//! spin lock (`while flag.test_and_set(Acquire) { flag.wait(true, Relaxed) }` ...
+//! `flag.clear(Release)`), the exchange that reads 0 is an acquire RMW and the clearing store a
+//! release: the holder's writes are visible to the next thread whose exchange reads that 0
+//! (PTX ISA, memory consistency model: release and acquire patterns, synchronizes-with through
+//! the same location).
+//!
+//! `wait` polls (`ld` with `nanosleep` between polls) and `notify_*` are no-ops, as libcu++
+//! does on the device (see [`Atomic`]'s waiting).
+
+use crate::atomic::Atomic;
+use crate::scope::Scope;
+use crate::wait::{poll_until, poll_until_for, NanoSleep, TimedOut};
+use core::sync::atomic::Ordering;
+
+/// A flag that threads within scope `S` set, clear, test and wait on (`cuda::atomic_flag`).
+///
+/// 4 bytes: one `u32` word, 0 (clear) or 1 (set); zeroed memory is a clear flag.
+///
+/// | operation | PTX |
+/// |-----------|-----|
+/// | `test_and_set(order)` | `atom.<sem>.S.exch.b32` of 1 (SeqCst: `fence.sc.S; atom.acquire.S.exch.b32`) |
+/// | `clear(order)` | `st.<sem>.S.b32` of 0 (Relaxed, Release; SeqCst: `fence.sc.S; st.relaxed.S.b32`) |
+/// | `test(order)` | `ld.<sem>.S.b32` (Relaxed, Acquire; SeqCst: `fence.sc.S; ld.acquire.S.b32`) |
+/// | `wait(old, order)`, `wait_for` | `ld.<sem>.S.b32` polling with `nanosleep.u32` |
+/// | `notify_one`, `notify_all` | nothing |
+///
+/// A spin lock around plain data (every thread of a grid may take it; lanes of one warp
+/// contend like any other threads, which sm_70's independent thread scheduling allows):
+///
+/// ```
+/// use ptx_sync::{AtomicFlag, Gpu, Ordering::*};
+///
+/// static LOCK: AtomicFlag<Gpu> = AtomicFlag::new();
+/// while LOCK.test_and_set(Acquire) {
+///     LOCK.wait(true, Relaxed); // poll until clear, then try again
+/// }
+/// // ... the critical section ...
+/// LOCK.clear(Release);
+/// LOCK.notify_one(); // a no-op: waiters poll
+/// assert!(!LOCK.test(Relaxed));
+/// ```
+#[repr(transparent)]
+pub struct AtomicFlag<S: Scope> {
+    word: Atomic<u32, S>,
+}
+
+impl<S: Scope> AtomicFlag<S> {
+    const_fn! {
+    /// A clear flag (C++'s `ATOMIC_FLAG_INIT`).
+    #[inline(always)]
+    pub fn new() -> Self {
+        AtomicFlag {
+            word: Atomic::new(0),
+        }
+    }
+    }
+
+    /// Views the `u32` word at `ptr` as a flag (0: clear, 1: set).
+    ///
+    /// # Safety
+    /// `ptr` is valid for reads and writes, 4-byte aligned, for all of `'a`; every concurrent
+    /// access to it during `'a` is atomic; it holds 0 or 1.
+    #[cfg(not(loom))]
+    #[inline(always)]
+    pub unsafe fn from_ptr<'a>(ptr: *mut u32) -> &'a Self {
+        debug_assert!(ptr.is_aligned(), "AtomicFlag::from_ptr: misaligned pointer");
+        // SAFETY: `repr(transparent)` over `Atomic<u32, S>`, itself transparent over a `u32`.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// The address of the word (generic address space on the GPU).
+    #[cfg(not(loom))]
+    #[inline(always)]
+    pub const fn as_ptr(&self) -> *mut u32 {
+        self.word.as_ptr()
+    }
+
+    /// Sets the flag and returns whether it was already set. Every order.
+    ///
+    /// PTX: `atom.<sem>.<scope>.exch.b32` of 1.
+    #[inline(always)]
+    pub fn test_and_set(&self, order: Ordering) -> bool {
+        self.word.swap(1, order) != 0
+    }
+
+    /// Clears the flag. Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic, as a
+    /// store's do; C++ leaves them undefined).
+    ///
+    /// PTX: `st.<sem>.<scope>.b32` of 0.
+    #[inline(always)]
+    #[track_caller]
+    pub fn clear(&self, order: Ordering) {
+        // Under loom, an exchange: loom does not order a plain store after a failed
+        // `test_and_set` (a write of 1 over 1) that the clearing thread never read, and lets
+        // that waiter read its own 1 forever, a livelock the PTX model (one modification order
+        // per word) does not have; see `binary_semaphore::release`. With only RMWs writing the
+        // word, loom orders them all. Same orders (a swap accepts every order a store does).
+        #[cfg(loom)]
+        {
+            let _ = crate::order::store(order); // a store's orders, and its panics
+            self.word.swap(0, order);
+        }
+        #[cfg(not(loom))]
+        self.word.store(0, order)
+    }
+
+    /// Whether the flag is set. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).
+    ///
+    /// PTX: `ld.<sem>.<scope>.b32`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn test(&self, order: Ordering) -> bool {
+        self.word.load(order) != 0
+    }
+
+    /// Waits until the flag is not `old` (`cuda::atomic_flag::wait`): polls
+    /// [`test(order)`](Self::test) with the [`NanoSleep`] policy between polls.
+    ///
+    /// PTX: `ld.<sem>.<scope>.b32` and `nanosleep.u32`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn wait(&self, old: bool, order: Ordering) {
+        poll_until::<NanoSleep, _>(|| (self.test(order) != old).then_some(()))
+    }
+
+    /// [`wait`](Self::wait) for at most about `ns` nanoseconds.
+    ///
+    /// ```
+    /// use ptx_sync::{AtomicFlag, Gpu, Ordering::Acquire, wait::TimedOut};
+    /// let f = AtomicFlag::<Gpu>::new();
+    /// assert_eq!(f.wait_for(1_000, false, Acquire), Err(TimedOut));
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn wait_for(&self, ns: u64, old: bool, order: Ordering) -> Result<(), TimedOut> {
+        poll_until_for::<NanoSleep, _>(ns, || (self.test(order) != old).then_some(()))
+    }
+
+    /// Wakes one waiter: a no-op (waiters poll; libcu++'s device `notify_one` is one too).
+    ///
+    /// PTX: nothing.
+    #[inline(always)]
+    pub fn notify_one(&self) {}
+
+    /// Wakes every waiter: a no-op, as [`notify_one`](Self::notify_one).
+    ///
+    /// PTX: nothing.
+    #[inline(always)]
+    pub fn notify_all(&self) {}
+}
+
+impl<S: Scope> Default for AtomicFlag<S> {
+    /// A clear flag.
+    fn default() -> Self {
+        Self::new()
+    }
+}
