@@ -600,6 +600,10 @@ static int run_table(const std::string& name, float* ms, double* units) {
 #include "user_shapes.inc"
 
 // ---------------------------------------------------------------------------------------------
+// 5d. Generic against state-space atomics: space/*.
+#include "space.inc"
+
+// ---------------------------------------------------------------------------------------------
 // 6. Latch fan-in: per round every block counts down a fresh latch and waits on it.
 struct Latch {
     cuda::latch<thread_scope_device> l;
@@ -812,6 +816,7 @@ static void build_names() {
         for (const char* s : {"1x32", "132x32", "132x256"}) g_names.push_back(std::string(k) + "/" + s);
     for (const char* s : {"132x32", "132x256"}) g_names.push_back(std::string("hash_table/") + s);
     user_shape_names(g_names);
+    space_names(g_names);
     g_names.push_back("latch/132x128");
     for (const char* b : {"syncthreads", "cuda_barrier", "split_arrive_wait"})
         g_names.push_back(std::string("block_barrier/") + b);
@@ -838,6 +843,7 @@ extern "C" int ref_run(const char* cname, float* ms, double* units, char* err, i
     auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
     int rc = 2;
     if (is_user_shape(name)) rc = run_user_shape(name, ms, units);
+    else if (starts("space/")) rc = run_space(name, ms, units);
     else if (starts("atomic/")) rc = run_atomic(name, ms, units);
     else if (starts("mp/")) rc = run_mp(name, ms, units);
     else if (starts("fence/")) rc = run_fence(name, ms, units);

@@ -10,6 +10,7 @@ mod reference;
 mod report;
 mod rust_cases;
 mod sass;
+mod space;
 mod table;
 mod user_shapes;
 

@@ -131,6 +131,8 @@ pub fn unit(case: &str) -> &'static str {
         "semaphore" => "per item, 66 producer + 66 consumer blocks, 1024 slots (aggregate)",
         "scan" => "per element (aggregate)",
         "atomic" => "ns per op, whole grid (aggregate)",
+        "space" if case.contains("spinlock") => "per critical section, whole grid (aggregate)",
+        "space" => "ns per op, whole grid (aggregate)",
         "mp" => "per round trip",
         "fence" => "ns per store+fence, whole grid (aggregate)",
         "mutex" | "semaphore4" | "semaphore32" => "per critical section",

@@ -48,6 +48,8 @@ pub fn names() -> Vec<String> {
     }
     // binary_semaphore/lock, semaphore/mpmc_queue, scan/decoupled_lookback, latch/per_tile.
     v.extend(crate::user_shapes::names());
+    // space/*: generic against state-space atomics.
+    v.extend(crate::space::names());
     v.push("latch/132x128".into());
     for b in [
         "syncthreads",
@@ -515,6 +517,9 @@ fn fence(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
 /// One timed, checked launch of the Rust side of `case`.
 pub fn run(gpu: &Gpu, m: &Module, case: &str) -> Sample {
     if let Some(sample) = crate::user_shapes::run(gpu, m, case) {
+        return sample;
+    }
+    if let Some(sample) = crate::space::run(gpu, m, case) {
         return sample;
     }
     let parts: Vec<&str> = case.split('/').collect();

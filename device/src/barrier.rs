@@ -18,14 +18,15 @@
 //! restart, because the thread that completed this phase is one of the next phase's arrivals
 //! and arrives only after its restart. Waiters poll the phase bit with `ld.acquire`.
 //!
-//! Two operations must know that their arrival is the phase's last before the phase flips, so
-//! they take another path: `arrive_and_wait_with`, whose completion step runs before any
-//! waiter is released, and `arrive_and_drop`, whose thread does not arrive at the next phase:
+//! Some arrivals must know that they are the phase's last before the phase flips, so they take
+//! another path: `arrive_and_wait_with` and every arrival at a barrier with a completion
+//! ([`Barrier::with_completion`]), because the completion runs before any waiter is released;
+//! and `arrive_and_drop`, whose thread does not arrive at the next phase:
 //! had it completed a phase with the add above, the threads that add released could complete
 //! the next phase before its restart (which would then flip the phase a second time and leave
 //! the counter at 0, so the phase after that would never complete). libcu++'s
 //! `arrive_and_drop` (a relaxed add to bits 0..=31, then the plain arrival) has that window.
-//! These two load the word (`ld.acquire`) and, while the counter plus `n` is below `2^31`, add
+//! These load the word (`ld.acquire`) and, while the counter plus `n` is below `2^31`, add
 //! their arrival with `atom.cas`, retrying with the value the CAS returns. An arrival that
 //! finds the counter at `2^31 - n` is the last: every other arrival of the phase is already
 //! counted, so no other thread writes the word before it does. It runs the completion step,
@@ -66,8 +67,11 @@
 //!   completes the phase adds `atom.relaxed.S.add.u64` (the restart);
 //! - `wait`, `wait_for`: `ld.acquire.S.b64` polling, with the backoff `B` between polls
 //!   (`nanosleep.u32` for the default);
-//! - `arrive_and_wait_with`, `arrive_and_drop`: `ld.acquire.S.b64`, then `atom.acq_rel.S.cas.b64`
-//!   until it lands, or, by the phase's last arrival, one `atom.acq_rel.S.add.u64` (flip and
+//! - `wait_for`, `wait_until`, `wait_parity_for`, `wait_parity_until`: the same polls, and
+//!   `mov.u64 %rd, %globaltimer;` after each failed one (the deadline);
+//! - `arrive_and_wait_with`, `arrive_and_drop`, and every arrival at a barrier with a
+//!   completion: `ld.acquire.S.b64`, then `atom.acq_rel.S.cas.b64` until it lands, or, by the
+//!   phase's last arrival, the completion, then one `atom.acq_rel.S.add.u64` (flip and
 //!   restart);
 //! - `arrive_and_wait(_with)` per warp: `activemask.b32`, `match.any.sync.b64`, `bar.warp.sync`.
 //!
@@ -76,13 +80,33 @@
 //! `bar.warp.sync` over that group, their leader arrives once for the group and polls, and a
 //! second `bar.warp.sync` passes the result on (the same argument as in
 //! [`Latch`](crate::Latch)). Lanes on other barriers are neither counted nor waited for.
+//!
+//! ## A completion stored in the barrier
+//!
+//! `Barrier<S, B, F>` with `F` a [`Completion`] (any `FnMut()`), made by
+//! [`Barrier::with_completion`], is libcu++'s `cuda::barrier<Scope, CompletionF>`: whichever
+//! arrival completes a phase (`arrive`, `arrive_n`, `arrive_and_wait`, `arrive_and_wait_with`
+//! or `arrive_and_drop`, split or not) runs `F` once, before it flips the phase, so the
+//! completion's writes are visible to every thread that sees the phase complete (its writes
+//! precede the flipping `atom.acq_rel` in program order: a release pattern the waiters'
+//! `ld.acquire` synchronizes with). Runs of the completion never overlap, and each happens
+//! before the next: every arrival at phase `k + 1` is an acquire RMW that reads the word after
+//! phase `k`'s flip (it cannot be counted in phase `k`, which is full), and the run that ends
+//! phase `k + 1` observes all of them. That is why the completion may be `FnMut` behind `&self`.
+//! The default `F`, [`NoCompletion`], is zero-sized: the barrier stays one `u64` and its
+//! arrivals stay one `atom.add`; a barrier with a completion takes the CAS path above for every
+//! arrival (the price of knowing who is last), and is `8 + size_of::<F>()` bytes, the word
+//! first.
 
 use crate::atomic::Atomic;
+use crate::clock::Instant;
 use crate::scope::{Gpu, Scope};
-use crate::wait::{poll_until, poll_until_for, Backoff, NanoSleep, TimedOut};
+use crate::wait::{poll_until, poll_until_deadline, poll_until_for, Backoff, NanoSleep, TimedOut};
 use crate::warp;
+use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
+use core::time::Duration;
 
 /// What a debug build reports for an object in local memory.
 const LOCAL: &core::ffi::CStr =
@@ -128,9 +152,43 @@ const fn word_of(expected: u32) -> u64 {
     (restart << 32) | restart
 }
 
-/// A reusable barrier for `expected` threads within scope `S`, waiting with `B`.
+/// The step a [`Barrier`] runs once per phase, in the arrival that completes the phase,
+/// before any waiter is released (libcu++'s `CompletionF`). Implemented by every `FnMut()` and
+/// by [`NoCompletion`].
 ///
-/// One `u64` (8 bytes, 8-byte aligned): see the [module](self) for its layout and algorithm.
+/// The completion must not arrive at, drop from or wait on its own barrier (the phase is not
+/// over while it runs), and on the GPU it runs in one thread: no warp or block collectives.
+pub trait Completion {
+    /// `true` only for [`NoCompletion`]: arrivals then take the one-`atom.add` path.
+    #[doc(hidden)]
+    const NONE: bool = false;
+    /// Runs the step.
+    fn complete(&mut self);
+}
+
+impl<F: FnMut()> Completion for F {
+    #[inline(always)]
+    fn complete(&mut self) {
+        self()
+    }
+}
+
+/// No completion step: the default of [`Barrier`]'s `F`, zero-sized (the barrier stays one
+/// `u64`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoCompletion;
+
+impl Completion for NoCompletion {
+    const NONE: bool = true;
+    #[inline(always)]
+    fn complete(&mut self) {}
+}
+
+/// A reusable barrier for `expected` threads within scope `S`, waiting with `B`, running the
+/// completion `F` once per phase ([`NoCompletion`] by default).
+///
+/// One `u64` (8 bytes, 8-byte aligned) without a completion: see the [module](self) for its
+/// layout and algorithm; with one, the word then `F`.
 ///
 /// Where it lives: shared or global memory (or mapped host memory for `Sys`), never a
 /// kernel's local variable: that is `.local` memory, private to one thread, where the PTX ISA
@@ -145,8 +203,11 @@ const fn word_of(expected: u32) -> u64 {
 /// b.arrive_and_wait_with(|| {}); // the last arriver runs the completion step
 /// ```
 #[repr(C, align(8))]
-pub struct Barrier<S: Scope = Gpu, B: Backoff = NanoSleep> {
+pub struct Barrier<S: Scope = Gpu, B: Backoff = NanoSleep, F: Completion = NoCompletion> {
     word: Atomic<u64, S>,
+    /// Run only by the arrival that completes a phase (see the module docs for why those runs
+    /// are ordered one after the other).
+    completion: UnsafeCell<F>,
     backoff: PhantomData<B>,
 }
 
@@ -162,9 +223,10 @@ impl Token {
     }
 }
 
-// SAFETY: all state is atomic.
-unsafe impl<S: Scope, B: Backoff> Sync for Barrier<S, B> {}
-unsafe impl<S: Scope, B: Backoff> Send for Barrier<S, B> {}
+// SAFETY: the word is atomic; the completion is run by one thread at a time, each run
+// happening before the next (module docs), as a `Mutex<F>` hands `F` from thread to thread.
+unsafe impl<S: Scope, B: Backoff, F: Completion + Send> Sync for Barrier<S, B, F> {}
+unsafe impl<S: Scope, B: Backoff, F: Completion + Send> Send for Barrier<S, B, F> {}
 
 impl<S: Scope, B: Backoff> Barrier<S, B> {
     const_fn! {
@@ -177,6 +239,44 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
         );
         Barrier {
             word: Atomic::new(word_of(expected)),
+            completion: UnsafeCell::new(NoCompletion),
+            backoff: PhantomData,
+        }
+    }
+    }
+
+    const_fn! {
+    /// A barrier for `expected` threads (at least 1, below `2^31`) whose phases end with
+    /// `completion` (libcu++: `cuda::barrier<Scope, CompletionF>(expected, completion)`): the
+    /// arrival that completes a phase runs it once, before any waiter is released.
+    ///
+    /// Where it lives: as any barrier, in shared or global memory. On the GPU, one thread
+    /// writes it into place (`ptr.write(Barrier::with_completion(n, f))`) and the others see
+    /// it after a block barrier or a release/acquire handoff, as after [`init`](Self::init).
+    /// The host backend runs it from any thread (`F: Send` for a shared barrier).
+    ///
+    /// ```
+    /// use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+    /// use ptx_sync::{Barrier, Cta};
+    /// let phases = AtomicU32::new(0);
+    /// let b = Barrier::<Cta>::with_completion(2, || {
+    ///     phases.fetch_add(1, Relaxed);
+    /// });
+    /// let t = b.arrive(); // not the last: no completion yet
+    /// assert_eq!(phases.load(Relaxed), 0);
+    /// b.arrive_and_wait(); // the last arrival runs it, then opens the phase
+    /// b.wait(t);
+    /// assert_eq!(phases.load(Relaxed), 1);
+    /// ```
+    pub fn with_completion<F: Completion>(expected: u32, completion: F) -> Barrier<S, B, F> {
+        assert!(expected > 0, "Barrier::with_completion: a barrier needs at least one thread");
+        assert!(
+            (expected as u64) < FULL,
+            "Barrier::with_completion: a barrier holds at most 2^31 - 1 threads"
+        );
+        Barrier {
+            word: Atomic::new(word_of(expected)),
+            completion: UnsafeCell::new(completion),
             backoff: PhantomData,
         }
     }
@@ -199,7 +299,9 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
         // ZST; the caller guarantees validity and alignment.
         unsafe { &*ptr.cast::<Self>() }
     }
+}
 
+impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// Resets the barrier in place for `expected` threads (at least 1, below `2^31`). Call it
     /// from one thread, before any thread uses the barrier, and make it visible to them (a
     /// block barrier such as `block::sync()` for shared memory, or a kernel boundary).
@@ -222,13 +324,16 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
         (FULL - 1) as u32
     }
 
-    /// Arrives at the current phase without waiting; returns the phase's token.
+    /// Arrives at the current phase without waiting; returns the phase's token. At a barrier
+    /// with a completion, the arrival that completes the phase runs it first.
     ///
     /// PTX: `atom.acq_rel.<scope>.add.u64`; the arrival that completes the phase adds
-    /// `atom.relaxed.<scope>.add.u64` (the counter's restart).
+    /// `atom.relaxed.<scope>.add.u64` (the counter's restart). With a completion:
+    /// `ld.acquire.<scope>.b64`, `atom.acq_rel.<scope>.cas.b64` until it lands, or, when last,
+    /// the completion and one `atom.acq_rel.<scope>.add.u64`.
     #[inline(always)]
     pub fn arrive(&self) -> Token {
-        self.arrive_counted(1)
+        self.arrive_any(1)
     }
 
     /// Counts `n` arrivals at once (libcu++: `arrive(update)`), without waiting; returns the
@@ -239,7 +344,7 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
     #[inline(always)]
     pub fn arrive_n(&self, n: u32) -> Token {
         assert!(n > 0, "Barrier::arrive_n: counts at least one arrival");
-        self.arrive_counted(n)
+        self.arrive_any(n)
     }
 
     /// Waits until the phase whose parity is `parity` has completed (libcu++:
@@ -275,23 +380,91 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
         poll_until::<B, _>(|| (self.word.load(Acquire) & PHASE != token.0).then_some(()));
     }
 
-    /// [`wait`](Self::wait) for at most about `ns` nanoseconds.
+    /// [`wait`](Self::wait), giving up once `timeout` has passed since the first poll failed:
+    /// `Err(TimedOut)` (libcu++: `try_wait_for`). A zero timeout is one poll. The token stays
+    /// valid: wait again with it.
+    ///
+    /// PTX: `ld.acquire.<scope>.b64` polling with `B`'s pauses, `mov.u64 %rd, %globaltimer;`
+    /// after each failed poll.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use ptx_sync::{Barrier, Gpu, TimedOut};
+    /// let b: Barrier<Gpu> = Barrier::new(2);
+    /// let t = b.arrive();
+    /// assert_eq!(b.wait_for(&t, Duration::from_micros(10)), Err(TimedOut));
+    /// let _ = b.arrive(); // the second arrival completes the phase
+    /// assert_eq!(b.wait_for(&t, Duration::ZERO), Ok(()));
+    /// ```
     #[inline(always)]
-    pub fn wait_for(&self, token: &Token, ns: u64) -> Result<(), TimedOut> {
+    pub fn wait_for(&self, token: &Token, timeout: Duration) -> Result<(), TimedOut> {
         crate::debug_check_not_local(self, LOCAL);
-        poll_until_for::<B, _>(ns, || {
+        poll_until_for::<B, _>(timeout, || {
             (self.word.load(Acquire) & PHASE != token.0).then_some(())
         })
     }
 
-    /// Arrives and waits for the others.
+    /// [`wait`](Self::wait) until `deadline` on the [`clock`](crate::clock): `Err(TimedOut)`
+    /// after it (libcu++: `try_wait_until`). A deadline that has passed is one poll.
+    ///
+    /// PTX: as [`wait_for`](Self::wait_for).
+    ///
+    /// ```
+    /// use ptx_sync::{clock::Instant, Barrier, Gpu, TimedOut};
+    /// let b: Barrier<Gpu> = Barrier::new(2);
+    /// let t = b.arrive();
+    /// assert_eq!(b.wait_until(&t, Instant::now()), Err(TimedOut));
+    /// ```
     #[inline(always)]
-    pub fn arrive_and_wait(&self) {
-        self.arrive_and_wait_by(|n| self.arrive_counted(n))
+    pub fn wait_until(&self, token: &Token, deadline: Instant) -> Result<(), TimedOut> {
+        crate::debug_check_not_local(self, LOCAL);
+        poll_until_deadline::<B, _>(deadline, || {
+            (self.word.load(Acquire) & PHASE != token.0).then_some(())
+        })
     }
 
-    /// Arrives and waits; the last thread to arrive runs `completion` before any thread is
-    /// released (so its writes are visible to all of them).
+    /// [`wait_parity`](Self::wait_parity), giving up once `timeout` has passed since the first
+    /// poll failed (libcu++: `try_wait_parity_for`).
+    ///
+    /// PTX: as [`wait_for`](Self::wait_for).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use ptx_sync::{Barrier, Gpu, TimedOut};
+    /// let b: Barrier<Gpu> = Barrier::new(1);
+    /// assert_eq!(b.wait_parity_for(false, Duration::from_micros(1)), Err(TimedOut));
+    /// b.arrive_and_wait(); // phase 0 (even) completes
+    /// assert_eq!(b.wait_parity_for(false, Duration::ZERO), Ok(()));
+    /// ```
+    #[inline(always)]
+    pub fn wait_parity_for(&self, parity: bool, timeout: Duration) -> Result<(), TimedOut> {
+        crate::debug_check_not_local(self, LOCAL);
+        poll_until_for::<B, _>(timeout, || self.try_wait_parity(parity).then_some(()))
+    }
+
+    /// [`wait_parity`](Self::wait_parity) until `deadline` (libcu++:
+    /// `try_wait_parity_until`). A deadline that has passed is one poll.
+    ///
+    /// PTX: as [`wait_for`](Self::wait_for).
+    #[inline(always)]
+    pub fn wait_parity_until(&self, parity: bool, deadline: Instant) -> Result<(), TimedOut> {
+        crate::debug_check_not_local(self, LOCAL);
+        poll_until_deadline::<B, _>(deadline, || self.try_wait_parity(parity).then_some(()))
+    }
+
+    /// Arrives and waits for the others (at a barrier with a completion, the last arrival
+    /// runs it before anyone is released).
+    ///
+    /// PTX: [`arrive`](Self::arrive)'s and [`wait`](Self::wait)'s (none for the arrival that
+    /// completes the phase); per warp `activemask.b32`, `match.any.sync.b64`, `bar.warp.sync`.
+    #[inline(always)]
+    pub fn arrive_and_wait(&self) {
+        self.arrive_and_wait_by(|n| self.arrive_any(n))
+    }
+
+    /// Arrives and waits; the last thread to arrive runs `completion` (then the barrier's
+    /// own [`Completion`], if it has one) before any thread is released, so its writes are
+    /// visible to all of them.
     ///
     /// PTX: `ld.acquire.<scope>.b64` and `atom.acq_rel.<scope>.cas.b64` until the arrival
     /// lands; the last arrival runs `completion`, then flips the phase and restarts the counter
@@ -302,13 +475,23 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
     }
 
     /// Arrives at the current phase and leaves the barrier: later phases expect one thread
-    /// fewer.
+    /// fewer. A drop that completes the phase runs the barrier's completion.
     ///
-    /// PTX: as [`arrive_and_wait_with`](Self::arrive_and_wait_with), without a completion
-    /// step or a wait.
+    /// PTX: as [`arrive_and_wait_with`](Self::arrive_and_wait_with), without a wait.
     #[inline(always)]
     pub fn arrive_and_drop(&self) {
         let _ = self.arrive_knowing_last(1, 1, || {});
+    }
+
+    /// An arrival of `n`: one add without a completion, the path that knows it is last with
+    /// one.
+    #[inline(always)]
+    fn arrive_any(&self, n: u32) -> Token {
+        if F::NONE {
+            self.arrive_counted(n)
+        } else {
+            self.arrive_knowing_last(n, 0, || {})
+        }
     }
 
     /// `arrive_and_wait(_with)`, warp-aggregated per barrier: `arrive(n)` arrives for the `n`
@@ -350,10 +533,10 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
     }
 
     /// An arrival of `n` that knows whether it is the phase's last before the phase flips:
-    /// the last runs `completion`, then flips the phase and restarts the counter in one RMW.
-    /// `drop` (0 or 1) threads leave the barrier from the next phase on.
+    /// the last runs `step`, then the barrier's completion, then flips the phase and restarts
+    /// the counter in one RMW. `drop` (0 or 1) threads leave the barrier from the next phase on.
     #[inline(always)]
-    fn arrive_knowing_last(&self, n: u32, drop: u64, completion: impl FnOnce()) -> Token {
+    fn arrive_knowing_last(&self, n: u32, drop: u64, step: impl FnOnce()) -> Token {
         crate::debug_check_not_local(self, LOCAL);
         let add = (n as u64) << 32;
         // Read no earlier than this thread last saw the word (read-read coherence): the flip
@@ -379,7 +562,12 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
                 Err(now) => v = now,
             }
         };
-        completion();
+        step();
+        if !F::NONE {
+            // SAFETY: only the arrival that completes a phase gets here, and every earlier run
+            // happened before this point (module docs): no other reference to `F` is live.
+            unsafe { (*self.completion.get()).complete() };
+        }
         // `add` carries the counter into the phase bit (flip, counter 0); then the restart,
         // raised by the drop, as the counter and as the restart value. (A restart of `FULL`
         // means no thread is left: the counter stays 0 rather than flip the phase back.)

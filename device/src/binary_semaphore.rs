@@ -56,7 +56,7 @@
 use crate::atomic::Atomic;
 use crate::scope::{Gpu, Scope, ScopeKind};
 use crate::semaphore::{Semaphore, EXCEEDS};
-use crate::wait::{poll_until, poll_until_for, AtScope, Backoff, Elapsed};
+use crate::wait::{poll_after_miss, poll_until, AtScope, Backoff, Deadline, Elapsed};
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
 /// A semaphore with one unit: `cuda::binary_semaphore<Scope>` (`BinarySemaphore<Gpu>` is
@@ -70,7 +70,7 @@ use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 /// |-----------|------------------------|--------------|---------|
 /// | `acquire` | `atom.acquire.S.exch.b32`; waiting: `ld.relaxed.S.b32` polls, `B`'s pauses (default: `mov.u64 %globaltimer`, `nanosleep.u32`), `atom.acquire.S.exch.b32` again after a 1 | the same, loading before the first exchange | `acquire()` |
 /// | `try_acquire` | `atom.acquire.S.exch.b32` | `ld.relaxed.sys.b32`, then the exchange if it read 1 | `try_acquire()` |
-/// | `try_acquire_for(ns)` | `acquire`'s, plus `mov.u64 %globaltimer` (the deadline) | the same | `try_acquire_for(duration)` |
+/// | `try_acquire_for(d)`, `try_acquire_until(t)` | `acquire`'s, plus `mov.u64 %globaltimer` (the deadline) after each failed poll | the same | `try_acquire_for(duration)`, `try_acquire_until(time_point)` |
 /// | `release(1)` | `st.release.S.b32` of 1; debug builds: `atom.release.S.exch.b32` (checks the old value) | the same | `release()` |
 /// | `available` | `ld.relaxed.S.b32` | the same | none |
 ///
@@ -88,7 +88,7 @@ use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 /// lock.acquire(); // atom.acquire.gpu.exch.b32 returned 1
 /// assert!(!lock.try_acquire());
 /// lock.release(1); // st.release.gpu.b32
-/// assert!(lock.try_acquire_for(1_000));
+/// assert!(lock.try_acquire_for(core::time::Duration::from_micros(1)));
 /// ```
 pub type BinarySemaphore<S = Gpu, B = Elapsed> = Semaphore<S, 1, B>;
 
@@ -140,10 +140,15 @@ pub(crate) fn acquire<S: Scope, B: Backoff>(word: &Atomic<u32, S>) {
     }
 }
 
-/// `try_acquire_for` (after the caller's debug check).
+/// `try_acquire_for` / `try_acquire_until` (after the caller's debug check): one attempt as
+/// `try_acquire` makes it, then, only if it failed, the deadline and polling with loads.
 #[inline(always)]
-pub(crate) fn try_acquire_for<S: Scope, B: Backoff>(word: &Atomic<u32, S>, ns: u64) -> bool {
-    try_acquire(word) || poll_until_for::<AtScope<S, B>, _>(ns, || poll(word).then_some(())).is_ok()
+pub(crate) fn try_acquire_within<S: Scope, B: Backoff>(
+    word: &Atomic<u32, S>,
+    deadline: impl FnOnce() -> Deadline,
+) -> bool {
+    try_acquire(word)
+        || poll_after_miss::<AtScope<S, B>, _>(deadline, || poll(word).then_some(())).is_ok()
 }
 
 /// `release(n)` (after the caller's debug check).

@@ -9,8 +9,19 @@
 //! successful wait on that phase: no extra fence.
 //!
 //! For a completion step, or a barrier outside shared memory, use [`Barrier<Cta>`](crate::Barrier).
+//!
+//! On sm_90 it also counts the bytes of asynchronous bulk copies (`ptx_sync::bulk`):
+//! `expect_tx`, `arrive_expect_tx`, `complete_tx` (in `block_barrier/tx.rs`).
 
 use core::cell::UnsafeCell;
+
+// Transaction counts (sm_90): `expect_tx`, `arrive_expect_tx`, `complete_tx`.
+#[cfg(target_feature = "sm_90")]
+mod tx;
+
+// Parity and timed waits: `try_wait_parity`, `wait_parity`, `wait_for`, `wait_until`,
+// `wait_parity_for`, `wait_parity_until` (the `mbarrier.try_wait` suspend-time hint on sm_90).
+mod timed;
 
 /// A block barrier on `mbarrier` (sm_80+). It must live in shared memory
 /// ([`block::dynamic_shared_memory`](crate::block::dynamic_shared_memory)).

@@ -12,9 +12,11 @@
 //! does on the device (see [`Atomic`]'s waiting).
 
 use crate::atomic::Atomic;
+use crate::clock::Instant;
 use crate::scope::Scope;
-use crate::wait::{poll_until, poll_until_for, NanoSleep, TimedOut};
+use crate::wait::{poll_until, poll_until_deadline, poll_until_for, NanoSleep, TimedOut};
 use core::sync::atomic::Ordering;
+use core::time::Duration;
 
 /// A flag that threads within scope `S` set, clear, test and wait on (`cuda::atomic_flag`).
 ///
@@ -25,7 +27,8 @@ use core::sync::atomic::Ordering;
 /// | `test_and_set(order)` | `atom.<sem>.S.exch.b32` of 1 (SeqCst: `fence.sc.S; atom.acquire.S.exch.b32`) |
 /// | `clear(order)` | `st.<sem>.S.b32` of 0 (Relaxed, Release; SeqCst: `fence.sc.S; st.relaxed.S.b32`) |
 /// | `test(order)` | `ld.<sem>.S.b32` (Relaxed, Acquire; SeqCst: `fence.sc.S; ld.acquire.S.b32`) |
-/// | `wait(old, order)`, `wait_for` | `ld.<sem>.S.b32` polling with `nanosleep.u32` |
+/// | `wait(old, order)` | `ld.<sem>.S.b32` polling with `nanosleep.u32` |
+/// | `wait_for(d, old, order)`, `wait_until(t, old, order)` | the same, and `mov.u64 %rd, %globaltimer;` after each failed poll |
 /// | `notify_one`, `notify_all` | nothing |
 ///
 /// A spin lock around plain data (every thread of a grid may take it; lanes of one warp
@@ -127,17 +130,46 @@ impl<S: Scope> AtomicFlag<S> {
         poll_until::<NanoSleep, _>(|| (self.test(order) != old).then_some(()))
     }
 
-    /// [`wait`](Self::wait) for at most about `ns` nanoseconds.
+    /// [`wait`](Self::wait), giving up once `timeout` has passed since the first poll failed:
+    /// `Err(TimedOut)`. A zero timeout is one poll. On the host, time is the virtual
+    /// [`clock`](crate::clock).
+    ///
+    /// PTX: `ld.<sem>.<scope>.b32` polling with `nanosleep.u32`, `mov.u64 %rd, %globaltimer;`
+    /// after each failed poll.
     ///
     /// ```
+    /// use core::time::Duration;
     /// use ptx_sync::{AtomicFlag, Gpu, Ordering::Acquire, wait::TimedOut};
     /// let f = AtomicFlag::<Gpu>::new();
-    /// assert_eq!(f.wait_for(1_000, false, Acquire), Err(TimedOut));
+    /// assert_eq!(f.wait_for(Duration::from_micros(1), false, Acquire), Err(TimedOut));
     /// ```
     #[inline(always)]
     #[track_caller]
-    pub fn wait_for(&self, ns: u64, old: bool, order: Ordering) -> Result<(), TimedOut> {
-        poll_until_for::<NanoSleep, _>(ns, || (self.test(order) != old).then_some(()))
+    pub fn wait_for(&self, timeout: Duration, old: bool, order: Ordering) -> Result<(), TimedOut> {
+        poll_until_for::<NanoSleep, _>(timeout, || (self.test(order) != old).then_some(()))
+    }
+
+    /// [`wait`](Self::wait) until `deadline` on the [`clock`](crate::clock): `Err(TimedOut)`
+    /// after it. A deadline that has passed is one poll.
+    ///
+    /// PTX: as [`wait_for`](Self::wait_for).
+    ///
+    /// ```
+    /// use ptx_sync::{clock::Instant, AtomicFlag, Gpu, Ordering::Acquire, wait::TimedOut};
+    /// let f = AtomicFlag::<Gpu>::new();
+    /// assert_eq!(f.wait_until(Instant::now(), false, Acquire), Err(TimedOut));
+    /// f.test_and_set(Acquire);
+    /// assert_eq!(f.wait_until(Instant::now(), false, Acquire), Ok(()));
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn wait_until(
+        &self,
+        deadline: Instant,
+        old: bool,
+        order: Ordering,
+    ) -> Result<(), TimedOut> {
+        poll_until_deadline::<NanoSleep, _>(deadline, || (self.test(order) != old).then_some(()))
     }
 
     /// Wakes one waiter: a no-op (waiters poll; libcu++'s device `notify_one` is one too).

@@ -1,7 +1,7 @@
 //! `Latch<S, B>`: a single-use countdown (`cuda::latch<Scope>`).
 //!
-//! One `u32` counts the arrivals still expected. `count_down(n)` is `atom.add.release` of
-//! `-n`; waiting is polling `ld.acquire` until 0. The zero a waiter reads is written by the
+//! One `u32` counts the arrivals still expected. `count_down()` is `atom.add.release` of
+//! `-1` (`count_down_n(n)` of `-n`); waiting is polling `ld.acquire` until 0. The zero a waiter reads is written by the
 //! last of a chain of release RMWs, so every counted-down thread's earlier writes are visible
 //! to every thread that has seen the latch open (PTX ISA, "Memory Consistency Model":
 //! observation through read-modify-writes, release/acquire patterns).
@@ -15,11 +15,13 @@
 //! warp instead of one per lane; lanes on other latches are neither counted nor waited for.
 
 use crate::atomic::Atomic;
+use crate::clock::Instant;
 use crate::scope::{Gpu, Scope};
-use crate::wait::{poll_until, poll_until_for, Backoff, NanoSleep, TimedOut};
+use crate::wait::{poll_until, poll_until_deadline, poll_until_for, Backoff, NanoSleep, TimedOut};
 use crate::warp;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+use core::time::Duration;
 
 /// What a debug build reports for an object in local memory.
 const LOCAL: &core::ffi::CStr =
@@ -36,7 +38,7 @@ const LOCAL: &core::ffi::CStr =
 /// ```
 /// use ptx_sync::{Gpu, Latch};
 /// let done: Latch<Gpu> = Latch::new(2);
-/// done.count_down(1);
+/// done.count_down();
 /// assert!(!done.try_wait());
 /// done.arrive_and_wait(); // the second arrival opens it
 /// assert!(done.try_wait());
@@ -88,16 +90,42 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
         self.pending.store(expected, Relaxed);
     }
 
-    /// Counts `n` arrivals (0 does nothing). In a debug build, counting below zero traps with
-    /// a message (a panic on the host).
+    /// Counts one arrival (libcu++: `count_down()`, whose update defaults to 1). In a debug
+    /// build, counting below zero traps with a message (a panic on the host).
+    ///
+    /// PTX: `atom.release.<scope>.add.u32` of `-1`.
+    ///
+    /// ```
+    /// use ptx_sync::{Gpu, Latch};
+    /// let l: Latch<Gpu> = Latch::new(1);
+    /// l.count_down();
+    /// assert!(l.try_wait());
+    /// ```
+    #[inline(always)]
+    pub fn count_down(&self) {
+        self.count_down_n(1)
+    }
+
+    /// Counts `n` arrivals at once (libcu++: `count_down(update)`; 0 does nothing). In a debug
+    /// build, counting below zero traps with a message (a panic on the host).
     ///
     /// PTX: `atom.release.<scope>.add.u32` of `-n`.
+    ///
+    /// ```
+    /// use ptx_sync::{Gpu, Latch};
+    /// let l: Latch<Gpu> = Latch::new(3);
+    /// l.count_down_n(2);
+    /// assert!(!l.try_wait());
+    /// l.count_down_n(1);
+    /// assert!(l.try_wait());
+    /// ```
     #[inline(always)]
-    pub fn count_down(&self, n: u32) {
+    pub fn count_down_n(&self, n: u32) {
         crate::debug_check_not_local(self, LOCAL);
         if n == 0 {
             return;
         }
+        // Release: the zero a waiter reads ends a chain of release RMWs that contains this one.
         let prev = self.pending.fetch_sub(n, Release);
         if cfg!(debug_assertions) && prev < n {
             crate::debug_trap(c"ptx-sync: Latch::count_down: counted below zero\n");
@@ -133,11 +161,43 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
         poll_until::<B, _>(|| self.is_open().then_some(()));
     }
 
-    /// Waits at most about `ns` nanoseconds for the latch to open.
+    /// Waits for the latch to open, giving up once `timeout` has passed since the first poll
+    /// failed: `Err(TimedOut)`. A zero timeout is one poll. On the host, time is the virtual
+    /// [`clock`](crate::clock).
+    ///
+    /// PTX: `ld.acquire.<scope>.b32` polling with `B`'s pauses (`nanosleep.u32` for the
+    /// default), `mov.u64 %rd, %globaltimer;` after each failed poll.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use ptx_sync::{Gpu, Latch, TimedOut};
+    /// let l: Latch<Gpu> = Latch::new(1);
+    /// assert_eq!(l.wait_for(Duration::from_micros(10)), Err(TimedOut));
+    /// ```
     #[inline(always)]
-    pub fn wait_for(&self, ns: u64) -> Result<(), TimedOut> {
+    pub fn wait_for(&self, timeout: Duration) -> Result<(), TimedOut> {
         crate::debug_check_not_local(self, LOCAL);
-        poll_until_for::<B, _>(ns, || self.is_open().then_some(()))
+        poll_until_for::<B, _>(timeout, || self.is_open().then_some(()))
+    }
+
+    /// Waits for the latch to open until `deadline` on the [`clock`](crate::clock):
+    /// `Err(TimedOut)` after it. A deadline that has passed is one poll.
+    ///
+    /// PTX: as [`wait_for`](Self::wait_for) (the deadline is given: no clock read before the
+    /// first poll).
+    ///
+    /// ```
+    /// use ptx_sync::{clock::Instant, Gpu, Latch, TimedOut};
+    /// let l: Latch<Gpu> = Latch::new(1);
+    /// let past = Instant::now();
+    /// assert_eq!(l.wait_until(past), Err(TimedOut));
+    /// l.count_down();
+    /// assert_eq!(l.wait_until(past), Ok(())); // the one poll sees it open
+    /// ```
+    #[inline(always)]
+    pub fn wait_until(&self, deadline: Instant) -> Result<(), TimedOut> {
+        crate::debug_check_not_local(self, LOCAL);
+        poll_until_deadline::<B, _>(deadline, || self.is_open().then_some(()))
     }
 
     /// [`try_wait`](Self::try_wait) without the debug check, which the waits do once, not

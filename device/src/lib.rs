@@ -52,22 +52,27 @@
 //! | Item | Source | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------|--------------|--------------------|
 //! | [`Atomic<T, S>`](Atomic) (`T`: [`AtomicValue`]; aliases [`AtomicU32`], [`AtomicI32`], [`AtomicU64`], [`AtomicI64`], [`AtomicUsize`], [`AtomicIsize`], [`AtomicF32`], [`AtomicF64`]): `new`, [`from_ptr`](Atomic::from_ptr), `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_add/sub/and/or/xor/min/max`, `fetch_nand`, `fetch_inc/dec`, `red_*` | `device/src/atomic/` (`mod.rs`, `int.rs`, `float.rs`, `ptx.rs`) | `ld.relaxed.S` / `ld.acquire.S`, `st.relaxed.S` / `st.release.S`, `atom.<sem>.S.<op>.T`, `red.<sem>.S.<op>.T`; SeqCst: a leading `fence.sc.S`; `usize`/`isize` as `.b64`/`.u64`/`.s64`; `fetch_nand`: `ld.relaxed.S` then an `atom.<sem>.S.cas` loop | `cuda::atomic<T, Scope>`, `cuda::atomic_ref<T, Scope>`; `atomicAdd`, `atomicCAS`, `atomicExch`... (relaxed) |
+//! | `Atomic<u8 i8 u16 i16 | F16 Bf16 F16x2 Bf16x2, S>` ([`AtomicU8`].. [`AtomicBf16x2`]; [`F16`], [`Bf16`], [`F16x2`], [`Bf16x2`] in [`float16`]), sm_90 vectors [`atomic::vector`] (`AtomicF32x2/x4`, `AtomicF16x4/x8`, `AtomicBf16x4/x8`, global memory); every type: `update`, `try_update`; floats: `fetch_min/max`, `fetch_update` | `device/src/atomic/small.rs`, `half.rs`, `vector.rs`, `device/src/float16.rs` | `ld/st.<sem>.S.b8/b16`, `atom.<sem>.S.cas.b16`, `atom/red.<sem>.S.add.noftz.f16/bf16/f16x2/bf16x2`, `atom/red.<sem>.S.add.v2/v4.f32` and `.add/min/max.noftz.v2/v4.f16x2/bf16x2`; other 8/16-bit RMWs and float min/max: `atom.<sem>.S.cas.b32` loops | `cuda::atomic_ref<char/short/__half/__nv_bfloat16>`, `atomicAdd(__half2*)`, sm_90 `atomicAdd(float2*/float4*)` |
 //! | [`AtomicBool<S>`](AtomicBool) (4 bytes: a `u32` word of 0 or 1): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_and/or/xor/nand/not` | `device/src/atomic/boolean.rs` | the `.b32` forms: `ld`, `st`, `atom.<sem>.S.exch/cas/and/or/xor.b32`; `fetch_nand`: `xor` (with true) or `exch` (with false) | `cuda::atomic<bool, Scope>` |
 //! | [`AtomicPtr<T, S>`](AtomicPtr): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update` | `device/src/atomic/pointer.rs` | `ld.<sem>.S.b64`, `st.<sem>.S.b64`, `atom.<sem>.S.exch.b64`, `atom.<sem>.S.cas.b64` | `cuda::atomic<T*, Scope>` |
-//! | [`AtomicFlag<S>`](AtomicFlag): `test_and_set`, `clear`, `test`, `wait`, `wait_for`, `notify_one/all` | `device/src/flag.rs` | `atom.<sem>.S.exch.b32` of 1, `st.<sem>.S.b32` of 0, `ld.<sem>.S.b32`; waiting: `ld` polling with `nanosleep.u32` | `cuda::atomic_flag<Scope>` |
+//! | [`AtomicFlag<S>`](AtomicFlag): `test_and_set`, `clear`, `test`, `wait`, `wait_for`, `wait_until`, `notify_one/all` | `device/src/flag.rs` | `atom.<sem>.S.exch.b32` of 1, `st.<sem>.S.b32` of 0, `ld.<sem>.S.b32`; waiting: `ld` polling with `nanosleep.u32` (timed: and `%globaltimer`) | `cuda::atomic_flag<Scope>` |
 //! | `AtomicU128<S>` (sm_90, GPU only): `load`, `store`, `swap`, `compare_exchange` | `device/src/atomic/wide.rs` | `ld.<sem>.S.b128`, `st.<sem>.S.b128`, `atom.<sem>.S.exch.b128`, `atom.<sem>.S.cas.b128` | `cuda::atomic_ref` of a 16-byte type; 128-bit `atomicCAS` / `atomicExch` (sm_90) |
-//! | `Atomic::wait`, `wait_until`, `wait_until_for` (every `T`, floats comparing bits; `AtomicBool`, `AtomicPtr` too), `notify_one`, `notify_all` | `device/src/atomic/waiting.rs` | `ld.<sem>.S` polling with `nanosleep.u32`; `notify_*`: nothing (waiters poll) | `cuda::atomic_ref::wait`, `notify_one`, `notify_all` (no-ops on the device in libcu++ too) |
+//! | `Atomic::wait`, `wait_until`, `wait_until_for`, `wait_until_deadline` (every `T`, floats comparing bits; `AtomicBool`, `AtomicPtr` too), `notify_one`, `notify_all` | `device/src/atomic/waiting.rs` | `ld.<sem>.S` polling with `nanosleep.u32`; `notify_*`: nothing (waiters poll) | `cuda::atomic_ref::wait`, `notify_one`, `notify_all` (no-ops on the device in libcu++ too) |
+//! | [`shared!`](crate::shared!) (`static NAME: T;`), [`shared_static::SharedStatic`]: `shared`, `as_ptr`, `get`; [`shared::Shared<T>`](shared::Shared): `read`, `write`, `at`, `add`, `cast`, `from_generic`, `generic` | `device/src/shared_static.rs`, `device/src/shared.rs` | `.shared .align A .b8 ptx_sync_shared_NAME_<hash>[N];` (`global_asm!`), `mov.u32` of it, `ld/st.shared.bN`, `cvta.shared.u64`; on the host an ordinary static | `__shared__ T NAME;` |
+//! | State-space atomics on [`Shared<Atomic<T, S>>`](shared::Shared), [`Global<Atomic<T, S>>`](Global) and `ClusterShared<Atomic<T, S>>` (sm_90, GPU only): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_add/sub/and/or/xor/min/max`, `red_add` | `device/src/atomic/space.rs` | `ld/st.<sem>.S.<space>.bN`, `atom.<sem>.S.<space>.<op>.T`, `red.<sem>.S.<space>.add.T`, `<space>` = `shared::cta`, `global`, `shared::cluster` (after `mapa.shared::cluster.u32`); SeqCst: a leading `fence.sc.S` | `atomicAdd(&shared_var, v)` (`atom.shared`), inline PTX |
 //! | [`fence::<S>(order)`](fence()) | `device/src/fence.rs` | `fence.acq_rel.S` (Acquire, Release, AcqRel), `fence.sc.S` (SeqCst) | `cuda::atomic_thread_fence(order, scope)`; `__threadfence_block()`, `__threadfence()`, `__threadfence_system()` |
 //! | [`compiler_fence(order)`](compiler_fence) | `device/src/fence.rs` | nothing (an empty `asm!`: a compiler barrier) | `cuda::atomic_signal_fence`, `asm volatile("" ::: "memory")` |
 //! | [`volatile::read_volatile`], [`volatile::write_volatile`] ([`volatile::Word`]: `u32 i32 f32 u64 i64 f64`) | `device/src/volatile.rs` | `ld.volatile.bN`, `st.volatile.bN` | a `volatile` access |
 //! | [`volatile::read_mmio`], [`volatile::write_mmio`] | `device/src/volatile.rs` | `ld.mmio.relaxed.sys.bN`, `st.mmio.relaxed.sys.bN` | inline PTX `ld.mmio` / `st.mmio` |
-//! | [`Mutex<T, S, B>`](Mutex), [`MutexGuard`], [`SpinLock<S, B>`](SpinLock) (`Mutex<(), S, B>`): `lock`, `try_lock`, `try_lock_for`, `from_ptr`, `DATA_OFFSET`, `data_ptr` | `device/src/mutex.rs` | `activemask.b32` + `match.any.sync.b64` (the lanes on the same mutex), `atom.acquire.S.cas.b32`, `ld.relaxed.S` polling with `nanosleep.u32`, `bar.warp.sync` (turns inside the warp), `st.release.S.b32` (unlock) | none in libcu++: a hand-written `atomicCAS` lock, or `cuda::binary_semaphore` used as one |
+//! | [`Mutex<T, S, B>`](Mutex), [`MutexGuard`], [`SpinLock<S, B>`](SpinLock) (`Mutex<(), S, B>`): `lock`, `try_lock`, `try_lock_for`, `try_lock_until`, `from_ptr`, `DATA_OFFSET`, `data_ptr` | `device/src/mutex.rs` | `activemask.b32` + `match.any.sync.b64` (the lanes on the same mutex), `atom.acquire.S.cas.b32`, `ld.relaxed.S` polling with `nanosleep.u32`, `bar.warp.sync` (turns inside the warp), `st.release.S.b32` (unlock) | none in libcu++: a hand-written `atomicCAS` lock, or `cuda::binary_semaphore` used as one |
 //! | [`TicketLock<T, S, B>`](TicketLock), [`TicketGuard`] (FIFO) | `device/src/ticket.rs` | `atom.relaxed.S.add.u32` (ticket), `ld.acquire.S` polling (turn), `st.release.S` (unlock) | none (libcu++ has no fair lock) |
-//! | [`Semaphore<S, MAX, B>`](Semaphore): `acquire`, `try_acquire`, `try_acquire_for`, `release(n)` | `device/src/semaphore.rs` | `ld.relaxed.S` then `atom.acquire.S.cas.b32` (acquire), `red.release.S.add.u32` (release) | `cuda::counting_semaphore<Scope, MAX>` |
+//! | [`Semaphore<S, MAX, B>`](Semaphore): `acquire`, `try_acquire`, `try_acquire_for`, `try_acquire_until`, `release(n)` | `device/src/semaphore.rs` | `ld.relaxed.S` then `atom.acquire.S.cas.b32` (acquire), `red.release.S.add.u32` (release) | `cuda::counting_semaphore<Scope, MAX>` |
 //! | [`BinarySemaphore<S, B>`](BinarySemaphore) (= `Semaphore<S, 1, B>`, libcu++'s own algorithm) | `device/src/binary_semaphore.rs` | `atom.acquire.S.exch.b32` of 0 (acquire; `ld.relaxed` polls while taken), `st.release.S.b32` of 1 (release) | `cuda::binary_semaphore<Scope>` |
-//! | [`Latch<S, B>`](Latch): `count_down(n)`, `try_wait`, `wait`, `wait_for`, `arrive_and_wait` | `device/src/latch.rs` | `atom.release.S.add.u32` of `-n`, `ld.acquire.S` polling; `arrive_and_wait` per warp: `match.any.sync.b64`, `bar.warp.sync` | `cuda::latch<Scope>` |
-//! | [`Barrier<S, B>`](Barrier), [`Token`]: `arrive`, `wait`, `wait_for`, `arrive_and_wait(_with)`, `arrive_and_drop`; [`barrier::init_word`] (one `u64`, libcu++'s layout) | `device/src/barrier.rs` | `atom.acq_rel.S.add.u64` (arrive; the last arrival's carry flips the phase bit), `atom.relaxed.S.add.u64` (the last arrival restarts the counter), `ld.acquire.S.b64` polling; completion step and drop: `ld.acquire.S.b64`, `atom.acq_rel.S.cas.b64`; per warp `match.any.sync.b64`, `bar.warp.sync` | `cuda::barrier<Scope>` |
-//! | `BlockBarrier`, `BlockToken` (sm_80, GPU only, shared memory) | `device/src/block_barrier.rs` | `mbarrier.init/arrive/arrive_drop/test_wait.shared.b64`; `mbarrier.try_wait` on sm_90 | `cuda::barrier<cuda::thread_scope_block>` in shared memory |
+//! | [`Latch<S, B>`](Latch): `count_down()`, `count_down_n(n)`, `try_wait`, `wait`, `wait_for`, `wait_until`, `arrive_and_wait` | `device/src/latch.rs` | `atom.release.S.add.u32` of `-1` / `-n`, `ld.acquire.S` polling; `arrive_and_wait` per warp: `match.any.sync.b64`, `bar.warp.sync` | `cuda::latch<Scope>` |
+//! | [`Barrier<S, B, F>`](Barrier), [`Token`]: `arrive`, `arrive_n`, `wait`, `wait_for`, `wait_until`, `wait_parity(_for/_until)`, `arrive_and_wait(_with)`, `arrive_and_drop`; [`barrier::init_word`] (one `u64`, libcu++'s layout); `with_completion` ([`barrier::Completion`], stored after the word) | `device/src/barrier.rs` | `atom.acq_rel.S.add.u64` (arrive; the last arrival's carry flips the phase bit), `atom.relaxed.S.add.u64` (the last arrival restarts the counter), `ld.acquire.S.b64` polling; completion steps (stored or per call) and drop: `ld.acquire.S.b64`, `atom.acq_rel.S.cas.b64`; per warp `match.any.sync.b64`, `bar.warp.sync` | `cuda::barrier<Scope>`, `cuda::barrier<Scope, CompletionF>` |
+//! | `BlockBarrier`, `BlockToken` (sm_80, GPU only, shared memory); `try_wait_parity`, `wait_parity`, `wait_for`, `wait_until`, `wait_parity_for`, `wait_parity_until` | `device/src/block_barrier.rs`, `block_barrier/timed.rs` | `mbarrier.init/arrive/arrive_drop/test_wait(.parity).shared.b64`; `mbarrier.try_wait(.parity)` on sm_90, timed: with the time left as its suspend-time hint, and `%globaltimer` | `cuda::barrier<cuda::thread_scope_block>` in shared memory |
+//! | `BlockBarrier::{expect_tx, arrive_expect_tx, complete_tx}` (sm_90, GPU only) | `device/src/block_barrier/tx.rs` | `mbarrier.expect_tx.relaxed.cta.shared::cta.b64`, `mbarrier.arrive.expect_tx.release.cta.shared::cta.b64`, `mbarrier.complete_tx.relaxed.cta.shared::cta.b64` | `cuda::device::barrier_expect_tx`, `barrier_arrive_tx(bar, 1, bytes)` |
+//! | `bulk::{copy_global_to_shared, fence_proxy_async_shared, fence_proxy_async}` (sm_90, GPU only) | `device/src/bulk.rs` | `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`, `fence.proxy.async.shared::cta`, `fence.proxy.async` | `cuda::device::memcpy_async_tx`, `cuda::ptx::fence_proxy_async` |
 //! | `GridBarrier<B>` (GPU only, cooperative launch): `from_ptr`, `sync` | `device/src/grid.rs` | `barrier.sync 0`, `atom.acq_rel.gpu.add.u32` (the completing block skips its poll), `ld.acquire.gpu` polling, `barrier.sync 0` | `cooperative_groups::this_grid().sync()` |
 //! | `cluster::{sync, arrive, arrive_relaxed, wait, map_shared, block_rank, block_count, index_x}` (sm_90, GPU only) | `device/src/cluster.rs` | `barrier.cluster.arrive.release` / `.relaxed`, `barrier.cluster.wait.acquire`, `mapa.u64`, `%cluster_ctarank`, `%cluster_nctarank`, `%clusterid.x` | `cooperative_groups::this_cluster()`: `sync()`, `barrier_arrive()`, `barrier_wait()`, `map_shared_rank()`, `block_rank()`, `num_blocks()` |
 //! | `block::{sync, dynamic_shared_memory, thread_rank, rank, count, thread_x/y/z, dim_x/y/z, index_x/y/z, grid_x/y/z}` (GPU only) | `device/src/block.rs` | `barrier.sync 0`, `cvta.shared.u64` of an `.extern .shared` array, `mov.u32` of `%tid`, `%ntid`, `%ctaid`, `%nctaid` | `__syncthreads()`, `extern __shared__`, `threadIdx`, `blockDim`, `blockIdx`, `gridDim` |
@@ -75,7 +80,8 @@
 //! | [`warp`]`::{ballot, any, all, uni, match_any_u32, match_all, match_all_u32, leader}` | `device/src/warp.rs` | `vote.sync.ballot.b32`, `vote.sync.{any,all,uni}.pred`, `match.any.sync.b32`, `match.all.sync.b64` / `.b32` (with its predicate: `Some(lanes)`), `%laneid` | `__ballot_sync`, `__any_sync`, `__all_sync`, `__uni_sync`, `__match_any_sync`, `__match_all_sync`, `lane == __ffs(mask) - 1` |
 //! | [`warp`]`::{shfl_idx, shfl_up, shfl_down, shfl_xor}` (any [`warp::ShuffleValue`]: `u32 i32 f32`, and `u64 i64 f64` as two shuffles) | `device/src/warp.rs` | `shfl.sync.idx.b32 d, a, b, 0x1f, m`, `shfl.sync.up.b32 .., 0, m`, `shfl.sync.down.b32 .., 0x1f, m`, `shfl.sync.bfly.b32 .., 0x1f, m` | `__shfl_sync`, `__shfl_up_sync`, `__shfl_down_sync`, `__shfl_xor_sync` (width 32) |
 //! | `warp::elect_one` (sm_90 on the GPU) | `device/src/warp.rs` | `elect.sync _\|p, m` | `cuda::ptx::elect_sync(mask)`, `cooperative_groups::invoke_one` |
-//! | [`wait`]: [`Backoff`], [`NanoSleep<MIN, MAX>`](NanoSleep) (the default), [`Elapsed<POLLS, SPIN_NS, MAX_NS>`](Elapsed) (libcu++'s policy: polls for 40 us, then sleeps a quarter of the time waited; the semaphores' default), [`Spin`], [`TimedOut`], [`wait::poll_until`], [`wait::poll_until_for`], [`wait::sleep_ns`], `wait::global_timer_ns` (GPU only) | `device/src/wait.rs` | `nanosleep.u32`, `%globaltimer` | `__nanosleep(ns)`, `%globaltimer` through `asm` |
+//! | [`wait`]: [`Backoff`], [`NanoSleep<MIN, MAX>`](NanoSleep) (the default), [`Elapsed<POLLS, SPIN_NS, MAX_NS>`](Elapsed) (libcu++'s policy: polls for 40 us, then sleeps a quarter of the time waited; the semaphores' default), [`Spin`], [`TimedOut`], [`wait::poll_until`], [`wait::poll_until_for`], [`wait::poll_until_deadline`], [`wait::sleep_ns`], `wait::global_timer_ns` (GPU only) | `device/src/wait.rs` | `nanosleep.u32`, `%globaltimer` | `__nanosleep(ns)`, `%globaltimer` through `asm` |
+//! | [`clock::Instant`]: `now`, `+ Duration`, `duration_since`, `elapsed`, `from_nanos`, `as_nanos`; [`clock::nanos`] (saturating `Duration` to ns) | `device/src/clock.rs` | `mov.u64 %rd, %globaltimer;` (the host: a virtual clock that timed waits advance) | `cuda::std::chrono::system_clock::now()` on the device, `%globaltimer` |
 //! | [`CachePadded<T>`](CachePadded) | `device/src/cache_padded.rs` | nothing (`align(128)`: one L2 line) | `alignas(128)` |
 //! | [`scope`]: [`Cta`], [`Cluster`] (sm_90), [`Gpu`], [`Sys`]; [`Scope`], [`ScopeKind`] | `device/src/scope.rs` | `.cta`, `.cluster`, `.gpu`, `.sys` | `cuda::thread_scope_block`, `thread_scope_cluster`, `thread_scope_device`, `thread_scope_system` |
 //! | [`Ordering`] (`core::sync::atomic::Ordering`) | `device/src/order.rs` (its PTX `.sem`) | `.relaxed`, `.acquire`, `.release`, `.acq_rel`; SeqCst as `fence.sc` | `cuda::std::memory_order` |
@@ -113,6 +119,7 @@
 //! | `cooperative_groups::this_cluster().sync()` (`cluster.sync()`) | `cluster::sync()` |
 //! | `cluster.map_shared_rank(p, rank)` | `cluster::map_shared(p, rank)` |
 //! | `__nanosleep(ns)` | [`wait::sleep_ns(ns)`](wait::sleep_ns) |
+//! | `__shared__ T x;` | `shared! { static X: T; }`: `X.shared()` (`.shared` address), `X.as_ptr()`, `unsafe { X.get() }` |
 //! | `extern __shared__ char smem[];` | `block::dynamic_shared_memory()` (generic pointer), `shared::Shared::dynamic()` (`.shared` address: `ld/st.shared`) |
 //! | `threadIdx.x`, `blockIdx.x`, `blockDim.x`, `gridDim.x` | `block::thread_x()`, `block::index_x()`, `block::dim_x()`, `block::grid_x()` |
 //!
@@ -209,6 +216,10 @@
 //! ```
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
+// `shared!` expands `global_asm!`/`asm!` in the user's crate, which then needs no
+// `asm_experimental_arch` of its own (device/src/shared_static.rs).
+#![cfg_attr(target_arch = "nvptx64", feature(allow_internal_unstable))]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 // docs.rs (nightly, `--cfg docsrs`): mark each item with the target and arch it needs.
 #![cfg_attr(docsrs, feature(doc_cfg), doc(auto_cfg(hide(loom))))]
 #![warn(missing_docs)]
@@ -257,11 +268,15 @@ pub mod binary_semaphore;
 pub mod block;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 pub mod block_barrier;
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+pub mod bulk;
 mod cache_padded;
+pub mod clock;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 pub mod cluster;
 pub mod fence;
 pub mod flag;
+pub mod float16;
 #[cfg(target_arch = "nvptx64")]
 pub mod grid;
 pub mod latch;
@@ -269,18 +284,24 @@ pub mod mutex;
 mod order;
 pub mod scope;
 pub mod semaphore;
-#[cfg(target_arch = "nvptx64")]
 pub mod shared;
+pub mod shared_static;
 pub mod ticket;
 pub mod volatile;
 pub mod wait;
 pub mod warp;
 
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+pub use atomic::space::ClusterShared;
+pub use atomic::space::Global;
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 pub use atomic::AtomicU128;
 pub use atomic::{
     Atomic, AtomicBool, AtomicF32, AtomicF64, AtomicI32, AtomicI64, AtomicIsize, AtomicPtr,
     AtomicU32, AtomicU64, AtomicUsize, AtomicValue,
+};
+pub use atomic::{
+    AtomicBf16, AtomicBf16x2, AtomicF16, AtomicF16x2, AtomicI16, AtomicI8, AtomicU16, AtomicU8,
 };
 pub use barrier::{Barrier, Token};
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
@@ -289,6 +310,7 @@ pub use cache_padded::CachePadded;
 pub use core::sync::atomic::Ordering;
 pub use fence::{compiler_fence, fence};
 pub use flag::AtomicFlag;
+pub use float16::{Bf16, Bf16x2, F16x2, F16};
 #[cfg(target_arch = "nvptx64")]
 pub use grid::GridBarrier;
 pub use latch::Latch;

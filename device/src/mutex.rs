@@ -23,13 +23,15 @@
 //! runs the groups, leaders and turns with real lanes.
 
 use crate::atomic::Atomic;
+use crate::clock::Instant;
 use crate::scope::{Gpu, Scope};
-use crate::wait::{poll_until_for, Backoff, NanoSleep};
+use crate::wait::{poll_until_deadline, poll_until_for, Backoff, NanoSleep};
 use crate::warp;
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut};
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use core::time::Duration;
 
 /// What a debug build reports for an object in local memory.
 const LOCAL: &core::ffi::CStr =
@@ -83,7 +85,8 @@ pub type SpinLock<S = Gpu, B = NanoSleep> = Mutex<(), S, B>;
 #[must_use = "the lock is released when the guard is dropped"]
 pub struct MutexGuard<'a, T, S: Scope, B: Backoff> {
     mutex: &'a Mutex<T, S, B>,
-    /// The lanes of this warp that entered `lock` together on this mutex and take turns.
+    /// The lanes of this warp that entered `lock` together on this mutex and take turns; 0
+    /// for a lane that took the lock alone (no turns, no warp barrier in `drop`).
     mask: u32,
     lane: u32,
 }
@@ -131,11 +134,7 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
         if mask == 1 << lane {
             // Alone on this mutex (a lock per bucket, or a warp already apart): no turns.
             self.acquire_alone();
-            return MutexGuard {
-                mutex: self,
-                mask,
-                lane,
-            };
+            return self.guard_alone(lane);
         }
         if lane == mask.trailing_zeros() {
             self.acquire_word();
@@ -164,12 +163,49 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
         self.try_lock_alone()
     }
 
-    /// Takes the lock if it becomes free within about `ns` nanoseconds (`%globaltimer` on the
-    /// GPU); `None` if it does not. Never hangs on a lock that is never released.
+    /// Takes the lock if it becomes free before `timeout` has passed since the first attempt
+    /// failed; `None` if it does not (C++: `timed_mutex::try_lock_for`). Never hangs on a
+    /// lock that is never released. A zero timeout is one attempt. Not warp-aggregated: the
+    /// guard is this lane's alone. On the host, time is the virtual [`clock`](crate::clock).
+    ///
+    /// PTX: `atom.acquire.<scope>.cas.b32` per attempt, `B`'s pauses between attempts
+    /// (`nanosleep.u32` for the default), `mov.u64 %rd, %globaltimer;` after each failed one;
+    /// unlock `st.release.<scope>.b32`.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use ptx_sync::{Gpu, Mutex};
+    /// let m: Mutex<u32, Gpu> = Mutex::new(0);
+    /// let held = m.lock();
+    /// assert!(m.try_lock_for(Duration::from_micros(10)).is_none());
+    /// drop(held);
+    /// assert!(m.try_lock_for(Duration::ZERO).is_some());
+    /// ```
     #[inline(always)]
-    pub fn try_lock_for(&self, ns: u64) -> Option<MutexGuard<'_, T, S, B>> {
+    pub fn try_lock_for(&self, timeout: Duration) -> Option<MutexGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);
-        poll_until_for::<B, _>(ns, || self.try_lock_alone()).ok()
+        let lane = warp::lane();
+        let taken = poll_until_for::<B, _>(timeout, || self.try_take().then_some(()));
+        taken.ok().map(|()| self.guard_alone(lane))
+    }
+
+    /// Takes the lock if it becomes free before `deadline` on the [`clock`](crate::clock);
+    /// `None` if it does not (C++: `timed_mutex::try_lock_until`). A deadline that has passed
+    /// is one attempt.
+    ///
+    /// PTX: as [`try_lock_for`](Self::try_lock_for).
+    ///
+    /// ```
+    /// use ptx_sync::{clock::Instant, Gpu, Mutex};
+    /// let m: Mutex<u32, Gpu> = Mutex::new(5);
+    /// assert_eq!(m.try_lock_until(Instant::now()).map(|g| *g), Some(5));
+    /// ```
+    #[inline(always)]
+    pub fn try_lock_until(&self, deadline: Instant) -> Option<MutexGuard<'_, T, S, B>> {
+        crate::debug_check_not_local(self, LOCAL);
+        let lane = warp::lane();
+        let taken = poll_until_deadline::<B, _>(deadline, || self.try_take().then_some(()));
+        taken.ok().map(|()| self.guard_alone(lane))
     }
 
     /// [`try_lock`](Self::try_lock) without the debug check, which the timed wait does once,
@@ -177,14 +213,27 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     #[inline(always)]
     fn try_lock_alone(&self) -> Option<MutexGuard<'_, T, S, B>> {
         let lane = warp::lane();
-        self.locked
-            .compare_exchange(0, 1, Acquire, Relaxed)
-            .ok()
-            .map(|_| MutexGuard {
-                mutex: self,
-                mask: 1 << lane,
-                lane,
-            })
+        self.try_take().then(|| self.guard_alone(lane))
+    }
+
+    /// One attempt at the lock word: `atom.cas.acquire` from 0 to 1.
+    #[inline(always)]
+    fn try_take(&self) -> bool {
+        // Acquire: it reads the previous holder's `st.release` of 0.
+        self.locked.compare_exchange(0, 1, Acquire, Relaxed).is_ok()
+    }
+
+    /// The guard of a lock this lane took alone (no turns): `mask` 0, a constant, so that
+    /// the compiler leaves the turn-passing warp barriers out of the guard's `drop` even where
+    /// the guard comes out of a timed wait's loop (with `1 << lane` it could not prove the lane
+    /// alone there, and the timed forms kept two dead `bar.warp.sync`).
+    #[inline(always)]
+    fn guard_alone(&self, lane: u32) -> MutexGuard<'_, T, S, B> {
+        MutexGuard {
+            mutex: self,
+            mask: 0,
+            lane,
+        }
     }
 
     /// Mutable access without locking: `&mut self` proves no one else can hold the lock.
@@ -236,6 +285,11 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
 impl<T, S: Scope, B: Backoff> Drop for MutexGuard<'_, T, S, B> {
     #[inline(always)]
     fn drop(&mut self) {
+        if self.mask == 0 {
+            // Taken alone: give it back.
+            self.mutex.locked.store(0, Release);
+            return;
+        }
         // This lane and the lanes after it that entered `lock` with it.
         let rest = self.mask & (u32::MAX << self.lane);
         if rest != 1 << self.lane {

@@ -29,10 +29,12 @@
 use crate::atomic::Atomic;
 use crate::binary_semaphore as binary;
 pub use crate::binary_semaphore::BinarySemaphore;
+use crate::clock::Instant;
 use crate::scope::{Gpu, Scope};
-use crate::wait::{poll_until_for, AtScope, Backoff, Elapsed};
+use crate::wait::{poll_until_deadline, poll_until_for, AtScope, Backoff, Elapsed};
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use core::time::Duration;
 
 /// What a debug build reports for an object in local memory.
 const LOCAL: &core::ffi::CStr =
@@ -175,17 +177,51 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
         false
     }
 
-    /// Takes one unit if one becomes free within about `ns` nanoseconds (`%globaltimer` on
-    /// the GPU); `false` if not. libcu++: `try_acquire_for(duration)`.
+    /// Takes one unit if one becomes free before `timeout` has passed since the first attempt
+    /// failed; `false` if not (libcu++: `try_acquire_for(duration)`). A zero timeout is one
+    /// attempt. On the host, time is the virtual [`clock`](crate::clock).
     ///
-    /// PTX: [`acquire`](Self::acquire)'s, plus `mov.u64 %globaltimer` for the deadline.
+    /// PTX: [`acquire`](Self::acquire)'s (the waiting policy `B`'s pauses between polls), plus
+    /// `mov.u64 %rd, %globaltimer;` after each failed poll (the deadline).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use ptx_sync::{Gpu, Semaphore};
+    /// let s: Semaphore<Gpu, 4> = Semaphore::new(0);
+    /// assert!(!s.try_acquire_for(Duration::from_micros(10)));
+    /// s.release(1);
+    /// assert!(s.try_acquire_for(Duration::ZERO));
+    /// ```
     #[inline(always)]
-    pub fn try_acquire_for(&self, ns: u64) -> bool {
+    pub fn try_acquire_for(&self, timeout: Duration) -> bool {
         crate::debug_check_not_local(self, LOCAL);
         if MAX == 1 {
-            binary::try_acquire_for::<S, B>(&self.count, ns)
+            binary::try_acquire_within::<S, B>(&self.count, crate::wait::Deadline::after(timeout))
         } else {
-            poll_until_for::<AtScope<S, B>, _>(ns, || self.take().then_some(())).is_ok()
+            poll_until_for::<AtScope<S, B>, _>(timeout, || self.take().then_some(())).is_ok()
+        }
+    }
+
+    /// Takes one unit if one becomes free before `deadline` on the [`clock`](crate::clock);
+    /// `false` if not (libcu++: `try_acquire_until(time_point)`). A deadline that has passed is
+    /// one attempt.
+    ///
+    /// PTX: as [`try_acquire_for`](Self::try_acquire_for).
+    ///
+    /// ```
+    /// use ptx_sync::{clock::Instant, Gpu, Semaphore};
+    /// let s: Semaphore<Gpu, 4> = Semaphore::new(1);
+    /// let past = Instant::now();
+    /// assert!(s.try_acquire_until(past)); // one attempt, and a unit is there
+    /// assert!(!s.try_acquire_until(past));
+    /// ```
+    #[inline(always)]
+    pub fn try_acquire_until(&self, deadline: Instant) -> bool {
+        crate::debug_check_not_local(self, LOCAL);
+        if MAX == 1 {
+            binary::try_acquire_within::<S, B>(&self.count, crate::wait::Deadline::at(deadline))
+        } else {
+            poll_until_deadline::<AtScope<S, B>, _>(deadline, || self.take().then_some(())).is_ok()
         }
     }
 

@@ -1,4 +1,4 @@
-//! `Shared<T>`: a location in the block's shared memory by its `.shared` address (GPU only).
+//! `Shared<T>`: a location in the block's shared memory by its `.shared` address.
 //!
 //! A generic pointer into shared memory (what `block::dynamic_shared_memory()` returns) makes
 //! every access a generic `ld`/`st`, which the hardware must first resolve to a state space.
@@ -6,13 +6,27 @@
 //! `st.shared`; `Shared<T>` gives Rust kernels the same: a 32-bit shared-window address whose
 //! `read`/`write` are `ld.shared.bN`/`st.shared.bN`. These are plain (weak) accesses, like a
 //! `__shared__` array's: order them with `block::sync()` or an atomic, as in CUDA C++.
+//!
+//! `Shared<T>` is a raw pointer in another address space: making one with [`add`](Shared::add)
+//! or [`cast`](Shared::cast) is safe and checks nothing, so every access through it is
+//! `unsafe`, as a `*mut T` dereference is. A `Shared<Atomic<T, S>>` has the atomic operations
+//! in their `.shared::cta` form ([`crate::atomic::space`]). Typed shared variables, CUDA's
+//! `__shared__ T x;`, are declared with [`shared!`](crate::shared!), whose
+//! [`shared()`](crate::shared_static::SharedStatic::shared) is a `Shared<T>`.
+//!
+//! On the host backend (tests) a `Shared<T>` is an ordinary pointer: the same code runs there,
+//! with `read`/`write` as plain reads and writes.
 
 use core::marker::PhantomData;
 
-/// A `T` in the block's shared memory, addressed in the `.shared` window.
+/// A `T` in the block's shared memory, addressed in the `.shared` window (on the host
+/// backend: an ordinary pointer).
 #[derive(Debug)]
 pub struct Shared<T> {
+    #[cfg(target_arch = "nvptx64")]
     addr: u32,
+    #[cfg(not(target_arch = "nvptx64"))]
+    ptr: *mut T,
     _t: PhantomData<*mut T>,
 }
 
@@ -23,8 +37,12 @@ impl<T> Clone for Shared<T> {
 }
 impl<T> Copy for Shared<T> {}
 
+#[cfg(target_arch = "nvptx64")]
 impl Shared<u8> {
-    /// The start of the launch's dynamic shared memory (16-byte aligned).
+    /// The start of the launch's dynamic shared memory (16-byte aligned). GPU only.
+    ///
+    /// It starts after the variables that [`shared!`](crate::shared!) declared and this
+    /// kernel uses (ptxas places those first).
     ///
     /// PTX: `mov.u32` of the module's `.extern .shared` array (its `.shared` address).
     #[inline(always)]
@@ -42,51 +60,102 @@ impl Shared<u8> {
     }
 }
 
+/// Debug builds: the message of a `Shared::from_generic` whose pointer is not in this block's
+/// shared memory (`cvta.to.shared` of it would be another location, silently).
+#[cfg(target_arch = "nvptx64")]
+const NOT_SHARED: &core::ffi::CStr =
+    c"ptx-sync: Shared::from_generic: the pointer is not in this block's shared memory\n";
+
 impl<T> Shared<T> {
+    /// A handle at a `.shared` address. GPU only.
+    ///
+    /// # Safety
+    /// None to call: the handle is a plain address, and its accesses are `unsafe`.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub(crate) const fn at_address(addr: u32) -> Shared<T> {
+        Shared {
+            addr,
+            _t: PhantomData,
+        }
+    }
+
     /// The shared location a generic pointer points to.
     ///
-    /// PTX: `cvta.to.shared.u64` (truncated to the 32-bit `.shared` address).
+    /// PTX: `cvta.to.shared.u64` (truncated to the 32-bit `.shared` address). Debug builds
+    /// first test the pointer with `isspacep.shared::cta` and trap with a message when it is
+    /// not in this block's shared memory: `cvta.to.shared` of a global (or another block's)
+    /// address is some other shared location, and every `.shared` access through it would
+    /// silently touch that one. On the host backend: the pointer itself.
     ///
     /// # Safety
     /// `p` points into this block's shared memory.
     #[inline(always)]
     pub unsafe fn from_generic(p: *mut T) -> Shared<T> {
-        let a: u64;
-        // SAFETY: computes an address; reads no memory.
-        unsafe {
-            // `readonly` rather than `nomem`: the operand is a pointer (it is only converted).
-            core::arch::asm!("cvta.to.shared.u64 {a}, {p};", a = out(reg64) a, p = in(reg64) p,
-                             options(nostack, readonly, pure))
-        };
+        #[cfg(target_arch = "nvptx64")]
+        {
+            if cfg!(debug_assertions)
+                && !crate::atomic::space::in_space(
+                    p as *const u8,
+                    crate::atomic::space::SpaceKind::SharedCta,
+                )
+            {
+                crate::debug_trap(NOT_SHARED);
+            }
+            let a: u64;
+            // SAFETY: computes an address; reads no memory.
+            unsafe {
+                // `readonly` rather than `nomem`: the operand is a pointer (it is only converted).
+                core::arch::asm!("cvta.to.shared.u64 {a}, {p};", a = out(reg64) a, p = in(reg64) p,
+                                 options(nostack, readonly, pure))
+            };
+            Shared {
+                addr: a as u32,
+                _t: PhantomData,
+            }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
         Shared {
-            addr: a as u32,
+            ptr: p,
             _t: PhantomData,
         }
     }
 
     /// The location `n` elements further on (no check that it stays in bounds), as
-    /// `pointer::add`.
+    /// `pointer::wrapping_add`.
     #[allow(clippy::should_implement_trait)] // named after `pointer::add`, not `ops::Add`
     #[inline(always)]
     pub fn add(self, n: usize) -> Shared<T> {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            Shared {
+                addr: self
+                    .addr
+                    .wrapping_add((n * core::mem::size_of::<T>()) as u32),
+                _t: PhantomData,
+            }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
         Shared {
-            addr: self
-                .addr
-                .wrapping_add((n * core::mem::size_of::<T>()) as u32),
+            ptr: self.ptr.wrapping_add(n),
             _t: PhantomData,
         }
     }
 
-    /// The same address as a `U`.
+    /// The same address as a `U` (no check of `U`'s alignment).
     #[inline(always)]
     pub fn cast<U>(self) -> Shared<U> {
         Shared {
+            #[cfg(target_arch = "nvptx64")]
             addr: self.addr,
+            #[cfg(not(target_arch = "nvptx64"))]
+            ptr: self.ptr.cast(),
             _t: PhantomData,
         }
     }
 
-    /// The `.shared` address.
+    /// The `.shared` address. GPU only.
+    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     pub fn address(self) -> u32 {
         self.addr
@@ -94,53 +163,86 @@ impl<T> Shared<T> {
 
     /// The same location as a generic pointer (for `Atomic::from_ptr` and the primitives).
     ///
-    /// PTX: `cvta.shared.u64`.
+    /// PTX: `cvta.shared.u64`. On the host backend: the pointer.
     #[inline(always)]
     pub fn generic(self) -> *mut T {
-        let p: u64;
-        // SAFETY: computes an address; reads no memory.
-        unsafe {
-            core::arch::asm!("cvt.u64.u32 {p}, {a};\n\tcvta.shared.u64 {p}, {p};",
-                             p = out(reg64) p, a = in(reg32) self.addr,
-                             options(nostack, nomem, pure))
-        };
-        p as *mut T
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let p: u64;
+            // SAFETY: computes an address; reads no memory.
+            unsafe {
+                core::arch::asm!("cvt.u64.u32 {p}, {a};\n\tcvta.shared.u64 {p}, {p};",
+                                 p = out(reg64) p, a = in(reg32) self.addr,
+                                 options(nostack, nomem, pure))
+            };
+            p as *mut T
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.ptr
+    }
+}
+
+impl<T, const N: usize> Shared<[T; N]> {
+    /// Element `i` of the array (`.shared` address + `i * size_of::<T>()`), as indexing
+    /// `TILE[i]` of a `__shared__ T TILE[N]` does. Debug builds panic (on the GPU: trap) when
+    /// `i >= N`; release builds do not check, as with [`add`](Shared::add).
+    ///
+    /// ```
+    /// ptx_sync::shared! { static TILE: [u32; 4]; }
+    /// let e = TILE.shared().at(3);
+    /// assert_eq!(e.generic(), unsafe { TILE.as_ptr().cast::<u32>().add(3) });
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn at(self, i: usize) -> Shared<T> {
+        debug_assert!(i < N, "Shared::at: index out of bounds");
+        self.cast::<T>().add(i)
     }
 }
 
 macro_rules! shared_access {
     ($($t:ty, $bits:literal, $reg:ident);* $(;)?) => {$(
         impl Shared<$t> {
-            #[doc = concat!("Reads the `", stringify!($t), "` (`ld.shared.b", $bits, "`).")]
+            #[doc = concat!("Reads the `", stringify!($t), "` (`ld.shared.b", $bits, "`; on the host a plain read).")]
             ///
             /// # Safety
             /// The location is in this block's shared memory, aligned, and not written by
             /// another thread without synchronization (a data race, as in CUDA C++).
             #[inline(always)]
             pub unsafe fn read(self) -> $t {
-                let v: $t;
-                // SAFETY: the caller's contract; `readonly`: reads memory, writes none, so it
-                // is not moved across a barrier or atomic (those are memory clobbers).
-                unsafe {
-                    core::arch::asm!(concat!("ld.shared.b", $bits, " {v}, [{a}];"),
-                                     v = out($reg) v, a = in(reg32) self.addr,
-                                     options(nostack, readonly))
-                };
-                v
+                #[cfg(target_arch = "nvptx64")]
+                {
+                    let v: $t;
+                    // SAFETY: the caller's contract; `readonly`: reads memory, writes none, so
+                    // it is not moved across a barrier or atomic (those are memory clobbers).
+                    unsafe {
+                        core::arch::asm!(concat!("ld.shared.b", $bits, " {v}, [{a}];"),
+                                         v = out($reg) v, a = in(reg32) self.addr,
+                                         options(nostack, readonly))
+                    };
+                    v
+                }
+                // SAFETY: the caller's contract.
+                #[cfg(not(target_arch = "nvptx64"))]
+                unsafe { self.ptr.read() }
             }
 
-            #[doc = concat!("Writes the `", stringify!($t), "` (`st.shared.b", $bits, "`).")]
+            #[doc = concat!("Writes the `", stringify!($t), "` (`st.shared.b", $bits, "`; on the host a plain write).")]
             ///
             /// # Safety
             /// As [`read`](Self::read).
             #[inline(always)]
             pub unsafe fn write(self, v: $t) {
                 // SAFETY: the caller's contract.
+                #[cfg(target_arch = "nvptx64")]
                 unsafe {
                     core::arch::asm!(concat!("st.shared.b", $bits, " [{a}], {v};"),
                                      v = in($reg) v, a = in(reg32) self.addr,
                                      options(nostack))
                 };
+                // SAFETY: the caller's contract.
+                #[cfg(not(target_arch = "nvptx64"))]
+                unsafe { self.ptr.write(v) }
             }
         }
     )*};

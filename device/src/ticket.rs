@@ -11,12 +11,14 @@
 //! Ticket numbers are unique because `atom.add` is atomic; the ticket itself needs no order.
 
 use crate::atomic::Atomic;
+use crate::clock::Instant;
 use crate::scope::{Gpu, Scope};
-use crate::wait::{poll_until, poll_until_for, Backoff, NanoSleep};
+use crate::wait::{poll_until, poll_until_deadline, poll_until_for, Backoff, NanoSleep};
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut};
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use core::time::Duration;
 
 /// What a debug build reports for an object in local memory.
 const LOCAL: &core::ffi::CStr =
@@ -113,12 +115,38 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
         self.try_take()
     }
 
-    /// [`try_lock`](Self::try_lock) repeated for about `ns` nanoseconds. It never queues, so
-    /// it can lose to a steady stream of ticket holders.
+    /// [`try_lock`](Self::try_lock) repeated until `timeout` has passed since the first
+    /// attempt failed; `None` then. It never queues, so it can lose to a steady stream of
+    /// ticket holders. A zero timeout is one attempt. On the host, time is the virtual
+    /// [`clock`](crate::clock).
+    ///
+    /// PTX: per attempt `ld.acquire.<scope>.b32` (`serving`) and `atom.relaxed.<scope>.cas.b32`
+    /// (`next`), `B`'s pauses between attempts, `mov.u64 %rd, %globaltimer;` after each failed
+    /// one.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use ptx_sync::{Gpu, TicketLock};
+    /// let l: TicketLock<u32, Gpu> = TicketLock::new(0);
+    /// let held = l.lock();
+    /// assert!(l.try_lock_for(Duration::from_micros(10)).is_none());
+    /// drop(held);
+    /// assert_eq!(l.try_lock_for(Duration::ZERO).map(|g| g.ticket()), Some(1));
+    /// ```
     #[inline(always)]
-    pub fn try_lock_for(&self, ns: u64) -> Option<TicketGuard<'_, T, S, B>> {
+    pub fn try_lock_for(&self, timeout: Duration) -> Option<TicketGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);
-        poll_until_for::<B, _>(ns, || self.try_take()).ok()
+        poll_until_for::<B, _>(timeout, || self.try_take()).ok()
+    }
+
+    /// [`try_lock`](Self::try_lock) repeated until `deadline` on the [`clock`](crate::clock);
+    /// `None` then. A deadline that has passed is one attempt.
+    ///
+    /// PTX: as [`try_lock_for`](Self::try_lock_for).
+    #[inline(always)]
+    pub fn try_lock_until(&self, deadline: Instant) -> Option<TicketGuard<'_, T, S, B>> {
+        crate::debug_check_not_local(self, LOCAL);
+        poll_until_deadline::<B, _>(deadline, || self.try_take()).ok()
     }
 
     /// [`try_lock`](Self::try_lock) without the debug check, which the timed wait does once,

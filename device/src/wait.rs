@@ -1,6 +1,13 @@
 //! How a waiting thread spends the time between polls: one policy, used by every primitive
 //! as a type parameter (like spin-rs's `RelaxStrategy`), so contention can be tuned without
 //! forking a lock.
+//!
+//! Timed waits take a `core::time::Duration` (`*_for`) or an absolute
+//! [`Instant`] (`*_until`); see [`clock`](crate::clock) for the clock on
+//! the GPU (`%globaltimer`) and on the host (a virtual clock, for reproducible tests).
+
+use crate::clock::{nanos, Instant};
+use core::time::Duration;
 
 /// A backoff policy: `pause` is called after each failed poll.
 pub trait Backoff: Default {
@@ -8,7 +15,8 @@ pub trait Backoff: Default {
     fn pause(&mut self);
     /// Nanoseconds this policy has waited so far (for timed operations). On the GPU the
     /// primitives measure time with `%globaltimer` instead; on the host (where `core` has no
-    /// clock) this nominal sum is the clock.
+    /// clock) this sum is the clock: a timed wait ends once it reaches the wait's budget, and
+    /// it advances the virtual [`clock`](crate::clock) by as much.
     fn waited_ns(&self) -> u64;
     /// The wait lost a race for what it waited for (a counting semaphore's unit that another
     /// thread took first) and waits again. By default the policy starts over, as libcu++
@@ -311,30 +319,82 @@ pub fn poll_until<B: Backoff, R>(mut poll: impl FnMut() -> Option<R>) -> R {
     }
 }
 
-/// [`poll_until`], giving up after about `ns` nanoseconds (`%globaltimer` on the GPU; on the
-/// host, the backoff's nominal waiting time). `poll` runs at least once.
+/// [`poll_until`], giving up once `timeout` has passed since its first poll failed
+/// (`%globaltimer` on the GPU; on the host the virtual clock of [`clock`](crate::clock): the
+/// backoff's waiting time). `poll` runs at least once, so a zero `timeout` is one poll; a
+/// timeout longer than `u64::MAX` ns saturates (it never passes).
+///
+/// PTX: `poll`'s instructions; once the first poll fails, `mov.u64 %rd, %globaltimer;` for
+/// the deadline and one more per failed poll, with `B`'s pauses between polls (a poll that
+/// succeeds at once reads no clock).
 ///
 /// ```
+/// use core::time::Duration;
 /// use ptx_sync::{wait, Atomic, Gpu, NanoSleep, Ordering::Acquire};
 /// let never = Atomic::<u32, Gpu>::new(0);
-/// let r = wait::poll_until_for::<NanoSleep, _>(10_000, || Some(()).filter(|_| never.load(Acquire) != 0));
+/// let r = wait::poll_until_for::<NanoSleep, _>(Duration::from_micros(10), || {
+///     Some(()).filter(|_| never.load(Acquire) != 0)
+/// });
 /// assert_eq!(r, Err(wait::TimedOut));
 /// ```
 #[inline(always)]
 pub fn poll_until_for<B: Backoff, R>(
-    ns: u64,
+    timeout: Duration,
     mut poll: impl FnMut() -> Option<R>,
 ) -> Result<R, TimedOut> {
-    let deadline = Deadline::after(ns);
+    match poll() {
+        Some(r) => Ok(r),
+        None => poll_after_miss::<B, R>(Deadline::after(timeout), poll),
+    }
+}
+
+/// [`poll_until`], giving up at `deadline` (libcu++'s `*_until`: an absolute time on the
+/// [`clock`](crate::clock)). `poll` runs at least once: a deadline that has passed is exactly
+/// one poll, then [`TimedOut`] unless that poll succeeded. (`poll_until_until` would be the
+/// pattern's name; `poll_until` already names the condition.)
+///
+/// PTX: `poll`'s instructions; `mov.u64 %rd, %globaltimer;` after each failed poll, with `B`'s
+/// pauses between polls.
+///
+/// ```
+/// use ptx_sync::clock::Instant;
+/// use ptx_sync::{wait, NanoSleep};
+/// let mut polls = 0;
+/// let past = Instant::now();
+/// let r = wait::poll_until_deadline::<NanoSleep, ()>(past, || {
+///     polls += 1;
+///     None
+/// });
+/// assert_eq!((r, polls), (Err(wait::TimedOut), 1));
+/// ```
+#[inline(always)]
+pub fn poll_until_deadline<B: Backoff, R>(
+    deadline: Instant,
+    mut poll: impl FnMut() -> Option<R>,
+) -> Result<R, TimedOut> {
+    match poll() {
+        Some(r) => Ok(r),
+        None => poll_after_miss::<B, R>(Deadline::at(deadline), poll),
+    }
+}
+
+/// The rest of a timed wait whose first poll failed: check the deadline, pause, poll again.
+/// `deadline` is evaluated only now, so a wait that succeeds at once reads no clock.
+#[inline(always)]
+pub(crate) fn poll_after_miss<B: Backoff, R>(
+    deadline: impl FnOnce() -> Deadline,
+    mut poll: impl FnMut() -> Option<R>,
+) -> Result<R, TimedOut> {
+    let mut deadline = deadline();
     let mut backoff = B::default();
     loop {
-        if let Some(r) = poll() {
-            return Ok(r);
-        }
         if deadline.passed(&backoff) {
             return Err(TimedOut);
         }
         backoff.pause();
+        if let Some(r) = poll() {
+            return Ok(r);
+        }
     }
 }
 
@@ -348,27 +408,57 @@ pub fn global_timer_ns() -> u64 {
     t
 }
 
-/// A deadline for timed waits: `%globaltimer` on the GPU, the backoff's nominal sum on the host.
+/// The end of a timed wait. GPU: an absolute `%globaltimer` value. Host: a budget of the
+/// backoff's own waiting time, charged to the virtual clock as it is spent (see
+/// [`clock`](crate::clock) for why: reproducible under `cargo test` and loom).
 pub(crate) struct Deadline {
     #[cfg(target_arch = "nvptx64")]
     end: u64,
     #[cfg(not(target_arch = "nvptx64"))]
     budget: u64,
+    /// The backoff's waiting time already added to the virtual clock.
+    #[cfg(not(target_arch = "nvptx64"))]
+    charged: u64,
 }
 
 impl Deadline {
+    /// `timeout` from now (a closure for [`poll_after_miss`]).
     #[inline(always)]
-    pub(crate) fn after(ns: u64) -> Deadline {
-        #[cfg(target_arch = "nvptx64")]
-        return Deadline {
-            end: global_timer_ns().saturating_add(ns),
-        };
-        #[cfg(not(target_arch = "nvptx64"))]
-        return Deadline { budget: ns };
+    pub(crate) fn after(timeout: Duration) -> impl FnOnce() -> Deadline {
+        move || {
+            #[cfg(target_arch = "nvptx64")]
+            return Deadline {
+                end: global_timer_ns().saturating_add(nanos(timeout)),
+            };
+            #[cfg(not(target_arch = "nvptx64"))]
+            return Deadline {
+                budget: nanos(timeout),
+                charged: 0,
+            };
+        }
     }
 
+    /// At `deadline` (a closure for [`poll_after_miss`]).
     #[inline(always)]
-    pub(crate) fn passed<B: Backoff>(&self, backoff: &B) -> bool {
+    pub(crate) fn at(deadline: Instant) -> impl FnOnce() -> Deadline {
+        move || {
+            #[cfg(target_arch = "nvptx64")]
+            return Deadline {
+                end: deadline.as_nanos(),
+            };
+            #[cfg(not(target_arch = "nvptx64"))]
+            return Deadline {
+                budget: deadline
+                    .as_nanos()
+                    .saturating_sub(Instant::now().as_nanos()),
+                charged: 0,
+            };
+        }
+    }
+
+    /// Whether the deadline has passed (GPU: reads `%globaltimer`).
+    #[inline(always)]
+    pub(crate) fn passed<B: Backoff>(&mut self, backoff: &B) -> bool {
         #[cfg(target_arch = "nvptx64")]
         {
             let _ = backoff;
@@ -376,7 +466,20 @@ impl Deadline {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            backoff.waited_ns() >= self.budget
+            let waited = backoff.waited_ns();
+            crate::clock::host::advance(waited.saturating_sub(self.charged));
+            self.charged = self.charged.max(waited);
+            waited >= self.budget
         }
+    }
+
+    /// The nanoseconds left before the deadline, at most `u32::MAX` (the GPU's
+    /// `mbarrier.try_wait` suspend-time hint); 0 once it has passed.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub(crate) fn left_ns(&self) -> u32 {
+        self.end
+            .saturating_sub(global_timer_ns())
+            .min(u32::MAX as u64) as u32
     }
 }

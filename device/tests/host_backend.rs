@@ -1,6 +1,7 @@
 //! The host backend (core::sync::atomic) under real thread contention: algorithms written
 //! against `ptx_sync` are testable on a CPU, so its results must be exact here too.
 
+use core::time::Duration;
 use ptx_sync::{
     fence, Atomic, AtomicBool, AtomicFlag, AtomicIsize, AtomicPtr, AtomicUsize, Cta, Gpu,
     Ordering::*, Sys,
@@ -204,8 +205,14 @@ fn atomic_flag_views_a_word_and_times_out() {
     assert!(!f.test(Relaxed));
     assert!(!f.test_and_set(AcqRel));
     assert!(f.test_and_set(SeqCst));
-    assert_eq!(f.wait_for(10_000, true, Acquire), Err(ptx_sync::TimedOut));
-    assert_eq!(f.wait_for(10_000, false, Acquire), Ok(()));
+    assert_eq!(
+        f.wait_for(Duration::from_micros(10), true, Acquire),
+        Err(ptx_sync::TimedOut)
+    );
+    assert_eq!(
+        f.wait_for(Duration::from_micros(10), false, Acquire),
+        Ok(())
+    );
     f.clear(SeqCst);
     assert_eq!(word, 0);
     assert_eq!(std::mem::size_of::<AtomicFlag<Gpu>>(), 4);
@@ -447,7 +454,7 @@ fn waits_on_every_type_see_the_store() {
     assert_eq!(unsafe { *p }, 77);
     writer.join().unwrap();
     assert_eq!(
-        Atomic::<i32, Cta>::new(-4).wait_until_for(1_000, Relaxed, |v| v > 0),
+        Atomic::<i32, Cta>::new(-4).wait_until_for(Duration::from_micros(1), Relaxed, |v| v > 0),
         Err(ptx_sync::TimedOut)
     );
 }

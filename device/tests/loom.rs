@@ -276,7 +276,7 @@ fn latch_opens_after_every_arrival_with_their_writes() {
                 let (latch, cells) = (latch.clone(), cells.clone());
                 thread::spawn(move || {
                     cells[i].with_mut(|p| unsafe { *p = i as u32 + 1 });
-                    latch.count_down(1);
+                    latch.count_down();
                 })
             })
             .collect();
@@ -407,6 +407,77 @@ fn barrier_plain_and_completion_paths_together() {
         t.join().unwrap();
         // One completion per phase that the completion path ended, at most six.
         assert!(read(&done) <= 6);
+    });
+}
+
+/// A completion stored in the barrier (`Barrier::with_completion`), two threads, three
+/// phases: thread 1 arrives split (`arrive`, then `wait` on the token) at phase 0 and drops
+/// out at phase 1 (`arrive_and_drop`), thread 0 uses `arrive_and_wait` for all three. The completion reads both threads'
+/// slots of the phase and bumps a count, all in loom `UnsafeCell`s: loom reports any of those
+/// accesses that the barrier does not order (a completion that ran before an arrival's write
+/// was visible, a released thread reading the count before the completion's write). Every
+/// released thread reads exactly its phase's count, and the completion ran exactly three
+/// times, whichever thread completed each phase.
+#[test]
+fn barrier_completion_runs_once_per_phase_and_publishes_to_every_released_thread() {
+    model(|| {
+        let slots = Arc::new([UnsafeCell::new(0u32), UnsafeCell::new(0u32)]);
+        let count = Arc::new(UnsafeCell::new(0u32));
+        let (s, c) = (slots.clone(), count.clone());
+        let bar = Arc::new(Barrier::<Gpu>::with_completion(2, move || {
+            let phase = read(&c);
+            // Phase 0 and 1: both threads wrote `phase + 1`; phase 2: thread 0 alone.
+            assert_eq!(read(&s[0]), phase + 1);
+            if phase < 2 {
+                assert_eq!(read(&s[1]), phase + 1);
+            }
+            bump(&c);
+        }));
+        let (b2, s2, c2) = (bar.clone(), slots.clone(), count.clone());
+        let t = thread::spawn(move || {
+            s2[1].with_mut(|p| unsafe { *p = 1 });
+            let token = b2.arrive();
+            b2.wait(token);
+            assert_eq!(read(&c2), 1);
+            s2[1].with_mut(|p| unsafe { *p = 2 });
+            b2.arrive_and_drop();
+        });
+        for phase in 0..3u32 {
+            slots[0].with_mut(|p| unsafe { *p = phase + 1 });
+            bar.arrive_and_wait();
+            assert_eq!(read(&count), phase + 1);
+        }
+        t.join().unwrap();
+    });
+}
+
+/// Timed waits under loom: the host clock is each wait's own backoff budget (device/src/
+/// clock.rs), so a model with a timed wait is as deterministic as one without, and a wait
+/// that returns `Ok` has acquired what the releasing thread wrote. `wait_for` a latch and
+/// `try_acquire_until` a semaphore that another thread opens: every interleaving either times
+/// out (after its fixed number of polls) or sees the payload.
+#[test]
+fn timed_waits_time_out_or_see_the_payload() {
+    use core::time::Duration;
+    use ptx_sync::clock::Instant;
+    model(|| {
+        let latch = Arc::new(Latch::<Gpu>::new(1));
+        let sem = Arc::new(Semaphore::<Gpu, 2, ptx_sync::NanoSleep>::new(0));
+        let data = Arc::new(UnsafeCell::new(0u32));
+        let (l2, s2, d2) = (latch.clone(), sem.clone(), data.clone());
+        let t = thread::spawn(move || {
+            d2.with_mut(|p| unsafe { *p = 4 });
+            l2.count_down();
+            s2.release(1);
+        });
+        if latch.wait_for(Duration::from_nanos(100)).is_ok() {
+            assert_eq!(read(&data), 4);
+        }
+        let deadline = Instant::now() + Duration::from_nanos(100);
+        if sem.try_acquire_until(deadline) {
+            assert_eq!(read(&data), 4);
+        }
+        t.join().unwrap();
     });
 }
 

@@ -1,5 +1,6 @@
 //! `Mutex` on the host backend with real threads: mutual exclusion, counted exactly.
 
+use core::time::Duration;
 use ptx_sync::{Atomic, Gpu, Mutex, Ordering::*, Spin, Sys};
 use std::sync::Arc;
 use std::thread;
@@ -39,9 +40,12 @@ fn try_lock_for_expires_on_a_lock_that_is_never_released() {
     let m = Mutex::<u32, Sys, Spin>::new(7);
     let held = m.lock();
     assert!(m.try_lock().is_none());
-    assert!(m.try_lock_for(10_000).is_none());
+    assert!(m.try_lock_for(Duration::from_micros(10)).is_none());
     drop(held);
-    assert_eq!(m.try_lock_for(10_000).map(|g| *g), Some(7));
+    assert_eq!(
+        m.try_lock_for(Duration::from_micros(10)).map(|g| *g),
+        Some(7)
+    );
 }
 
 #[test]

@@ -64,11 +64,11 @@ fn max_matches_what_new_accepts() {
 #[test]
 fn init_rearms_a_latch_and_refills_a_semaphore() {
     let latch = Latch::<Gpu>::new(1);
-    latch.count_down(1);
+    latch.count_down();
     assert!(latch.try_wait());
     latch.init(2);
     assert!(!latch.try_wait());
-    latch.count_down(2);
+    latch.count_down_n(2);
     assert!(latch.try_wait());
 
     let sem = Semaphore::<Gpu, 4>::new(0);

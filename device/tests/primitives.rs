@@ -1,6 +1,7 @@
 //! The primitives on the host backend (core atomics) with real threads: the same algorithms
 //! the GPU runs, counted exactly. (loom.rs checks them exhaustively on small cases.)
 
+use core::time::Duration;
 use ptx_sync::barrier::init_word;
 use ptx_sync::{
     Atomic, Backoff, Barrier, BinarySemaphore, Elapsed, Gpu, Latch, NanoSleep, Ordering, Semaphore,
@@ -8,6 +9,9 @@ use ptx_sync::{
 };
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 use std::thread;
+
+/// The budget of the host tests' timed waits (virtual time: see `ptx_sync::clock`).
+const US10: Duration = Duration::from_micros(10);
 
 const THREADS: usize = 4;
 
@@ -38,7 +42,7 @@ fn ticket_try_lock_fails_while_held_and_times_out() {
     let lock = TicketLock::<u32, Gpu>::new(0);
     let g = lock.lock();
     assert!(lock.try_lock().is_none());
-    assert!(lock.try_lock_for(10_000).is_none());
+    assert!(lock.try_lock_for(US10).is_none());
     drop(g);
     assert_eq!(lock.try_lock().unwrap().ticket(), 1);
 }
@@ -73,9 +77,9 @@ fn semaphore_bounds_holders_and_reaches_max() {
 fn semaphore_try_acquire_for_expires_on_zero() {
     let sem = Semaphore::<Gpu, 1>::new(0);
     assert!(!sem.try_acquire());
-    assert!(!sem.try_acquire_for(10_000));
+    assert!(!sem.try_acquire_for(US10));
     sem.release(1);
-    assert!(sem.try_acquire_for(10_000));
+    assert!(sem.try_acquire_for(US10));
 }
 
 #[test]
@@ -147,20 +151,20 @@ fn binary_semaphore_try_forms_and_release_of_zero() {
         let free = sem.available() == 1;
         assert_eq!(sem.try_acquire(), free);
         assert!(!sem.try_acquire(), "taken twice");
-        assert!(!sem.try_acquire_for(10_000));
+        assert!(!sem.try_acquire_for(US10));
         sem.release(0); // gives nothing
         assert_eq!(sem.available(), 0);
         assert!(!sem.try_acquire());
         sem.release(1);
-        assert!(sem.try_acquire_for(10_000));
+        assert!(sem.try_acquire_for(US10));
         assert_eq!(sem.available(), 0);
     }
     let sys = BinarySemaphore::<Sys>::new(1);
     assert!(sys.try_acquire());
     assert!(!sys.try_acquire());
-    assert!(!sys.try_acquire_for(10_000));
+    assert!(!sys.try_acquire_for(US10));
     sys.release(1);
-    assert!(sys.try_acquire_for(10_000));
+    assert!(sys.try_acquire_for(US10));
     assert_eq!(BinarySemaphore::<Gpu>::MAX, 1);
 }
 
@@ -286,7 +290,7 @@ fn elapsed_policy_spins_then_grows_with_the_time_waited_and_caps() {
     }
     assert!(none.waited_ns() >= 10);
     let sem = Semaphore::<Gpu, 2, Elapsed<0, 0, 50>>::new(0);
-    assert!(!sem.try_acquire_for(100_000));
+    assert!(!sem.try_acquire_for(Duration::from_micros(100)));
 }
 
 /// After a lost race `Elapsed` keeps half of the time waited (what a counting semaphore's
@@ -329,17 +333,17 @@ fn latch_fan_in_sees_every_arrival() {
 fn latch_of_zero_is_open_and_wait_for_expires() {
     assert!(Latch::<Gpu>::new(0).try_wait());
     let l = Latch::<Gpu>::new(1);
-    assert_eq!(l.wait_for(10_000), Err(TimedOut));
-    l.count_down(0); // counts nothing
+    assert_eq!(l.wait_for(US10), Err(TimedOut));
+    l.count_down_n(0); // counts nothing
     assert!(!l.try_wait());
-    l.count_down(1);
-    assert_eq!(l.wait_for(10_000), Ok(()));
+    l.count_down();
+    assert_eq!(l.wait_for(US10), Ok(()));
 }
 
 #[test]
 #[should_panic(expected = "counted below zero")]
 fn latch_counting_below_zero_traps_in_debug() {
-    Latch::<Gpu>::new(1).count_down(2);
+    Latch::<Gpu>::new(1).count_down_n(2);
 }
 
 #[test]
@@ -410,7 +414,7 @@ fn barrier_arrive_and_drop_counts_now_and_lowers_later_phases() {
         "the drop is an arrival at phase 0 and leaves later phases 2"
     );
     assert_eq!(
-        bar.wait_for(&t0, 10_000),
+        bar.wait_for(&t0, US10),
         Err(TimedOut),
         "phase 0 still needs its third arrival"
     );
@@ -420,13 +424,13 @@ fn barrier_arrive_and_drop_counts_now_and_lowers_later_phases() {
         [2, 2, 1],
         "phase 0 completed, phase 1 expects 2"
     );
-    assert_eq!(bar.wait_for(&t0, 10_000), Ok(()));
+    assert_eq!(bar.wait_for(&t0, US10), Ok(()));
     bar.wait(last);
     for p in 1..=3 {
         let first = bar.arrive();
         assert_eq!(barrier_state(&word), [1, 2, p & 1]);
         assert_eq!(
-            bar.wait_for(&first, 10_000),
+            bar.wait_for(&first, US10),
             Err(TimedOut),
             "phase {p} needs a second arrival"
         );
@@ -455,7 +459,13 @@ fn barrier_drop_as_the_last_arrival_restarts_the_next_phase() {
         [2, 2, 1],
         "the drop completed phase 0"
     );
-    assert_eq!((bar.wait_for(&a, 0), bar.wait_for(&b, 0)), (Ok(()), Ok(())));
+    assert_eq!(
+        (
+            bar.wait_for(&a, Duration::ZERO),
+            bar.wait_for(&b, Duration::ZERO)
+        ),
+        (Ok(()), Ok(()))
+    );
     let first = bar.arrive();
     bar.arrive_and_wait();
     bar.wait(first);
@@ -483,7 +493,7 @@ fn barrier_drop_as_the_last_arrival_restarts_the_next_phase() {
 fn barrier_arrive_and_drop_shrinks_later_phases() {
     const PHASES: u64 = 101;
     /// Polls of `Spin` (its nominal nanoseconds): seconds, for a phase that never completes.
-    const LIMIT: u64 = 100_000_000;
+    const LIMIT: Duration = Duration::from_millis(100);
     let word = AtomicU64::new(init_word(3));
     let bar = barrier_over(&word);
     let (passed, stuck) = (AtomicU64::new(0), AtomicU64::new(0));
@@ -521,7 +531,7 @@ fn barrier_arrive_and_drop_shrinks_later_phases() {
 fn barrier_drop_as_the_last_arrival_with_threads_racing_into_the_next_phase() {
     const ROUNDS: usize = 300;
     const PHASES: u32 = 4;
-    const LIMIT: u64 = 100_000_000;
+    const LIMIT: Duration = Duration::from_millis(100);
     for round in 0..ROUNDS {
         let word = AtomicU64::new(init_word(3));
         let bar = barrier_over(&word);
@@ -613,7 +623,11 @@ fn barrier_word_is_exact_after_every_one_of_many_phases() {
     let mut completions = 0;
     for p in 1..=PHASES {
         let (a, b) = (bar.arrive(), bar.arrive());
-        assert_eq!(bar.wait_for(&a, 0), Err(TimedOut), "phase {p} opened early");
+        assert_eq!(
+            bar.wait_for(&a, Duration::ZERO),
+            Err(TimedOut),
+            "phase {p} opened early"
+        );
         match p % 3 {
             0 => bar.wait(bar.arrive()),
             1 => bar.arrive_and_wait(),
@@ -662,7 +676,7 @@ fn atomic_wait_returns_the_new_value_or_times_out() {
     });
     assert_eq!(a.wait(0, Ordering::Acquire), 5);
     assert_eq!(
-        a.wait_until_for(10_000, Ordering::Acquire, |v| v == 6),
+        a.wait_until_for(US10, Ordering::Acquire, |v| v == 6),
         Err(TimedOut)
     );
 }

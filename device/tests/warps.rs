@@ -381,6 +381,90 @@ fn barrier_every_calling_shape_runs_each_barrier_one_phase_per_round() {
     }
 }
 
+/// Lanes of one warp on different barriers, each with its own completion
+/// (`Barrier::with_completion`), arriving converged (`arrive_and_wait`, warp-aggregated per
+/// barrier) or split (`arrive` then `wait`, one lane at a time): each completion runs exactly
+/// once per phase (two per round), sees every arrival of its round, and every caller released
+/// from round `r`'s first phase sees its barrier's completion count `2r + 1`.
+#[test]
+fn barriers_with_completions_each_run_theirs_once_per_phase() {
+    const ROUNDS: u32 = 6;
+    for shape in shapes() {
+        let callers = shape.callers();
+        // Per object: completions run, completions that saw the round's every arrival, and
+        // callers that saw their round's completion.
+        let completions: Arc<Vec<AtomicU32>> = zeros(shape.objects);
+        let complete_views: Arc<Vec<AtomicU32>> = zeros(shape.objects);
+        let arrived: Arc<Vec<AtomicU64>> = zeros(shape.objects);
+        let saw_completion: Arc<Vec<AtomicU32>> = zeros(shape.objects);
+        let barriers: Arc<Vec<_>> = Arc::new(
+            callers
+                .iter()
+                .enumerate()
+                .map(|(k, &n)| {
+                    let (c, v, a) = (completions.clone(), complete_views.clone(), arrived.clone());
+                    Barrier::<Gpu, Spin>::with_completion(n.max(1), move || {
+                        // Two phases per round; both see the round's every arrival.
+                        let q = c[k].fetch_add(1, Relaxed) as u64;
+                        if a[k].load(Relaxed) == (q / 2 + 1) * n as u64 {
+                            v[k].fetch_add(1, Relaxed);
+                        }
+                    })
+                })
+                .collect(),
+        );
+        let (b, c, a, s) = (
+            barriers.clone(),
+            completions.clone(),
+            arrived.clone(),
+            saw_completion.clone(),
+        );
+        emulation::launch(shape.threads, LIMIT, move |t| {
+            if !(shape.calls)(t) {
+                return;
+            }
+            let (k, mask) = ((shape.object)(t), shape.mask(t));
+            for r in 0..ROUNDS {
+                a[k].fetch_add(1, Relaxed);
+                if (r + t.lane) % 2 == 0 {
+                    // The lanes of this branch run it together.
+                    let even = (0..32)
+                        .filter(|&l| mask & (1 << l) != 0 && (r + l) % 2 == 0)
+                        .fold(0u32, |m, l| m | 1 << l);
+                    converged(even, || b[k].arrive_and_wait());
+                } else {
+                    let token = b[k].arrive();
+                    b[k].wait(token);
+                }
+                if c[k].load(Relaxed) == 2 * r + 1 {
+                    s[k].fetch_add(1, Relaxed);
+                }
+                // Nobody arrives for round r + 1 before everyone has read round r's count.
+                converged(mask, || b[k].arrive_and_wait());
+            }
+        });
+        let used: Vec<u32> = callers
+            .iter()
+            .map(|&n| if n > 0 { 2 * ROUNDS } else { 0 })
+            .collect();
+        let runs: Vec<u32> = completions.iter().map(|c| c.load(Relaxed)).collect();
+        assert_eq!(runs, used, "{}: completion runs per barrier", shape.name);
+        let views: Vec<u32> = complete_views.iter().map(|c| c.load(Relaxed)).collect();
+        assert_eq!(
+            views, used,
+            "{}: completions that saw every arrival of their round",
+            shape.name
+        );
+        let seen: Vec<u32> = saw_completion.iter().map(|c| c.load(Relaxed)).collect();
+        let want: Vec<u32> = callers.iter().map(|&n| n * ROUNDS).collect();
+        assert_eq!(
+            seen, want,
+            "{}: callers x rounds released after their completion",
+            shape.name
+        );
+    }
+}
+
 /// The emulation itself: a misused collective fails with a message instead of hanging.
 #[test]
 #[should_panic(expected = "which have returned")]

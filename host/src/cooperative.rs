@@ -34,6 +34,11 @@ impl Gpu {
                 device: self.name(),
             });
         }
+        // cudarc's occupancy query does not make the kernel's context current: with several
+        // GPUs open, the last one used may be.
+        self.context()
+            .bind_to_thread()
+            .map_err(|e| self.driver_error("binding the context", e))?;
         let blocks_per_sm = kernel
             .function()
             .occupancy_max_active_blocks_per_multiprocessor(

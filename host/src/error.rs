@@ -84,6 +84,36 @@ pub enum Error {
     },
     /// A request for zero elements or zero threads.
     Empty(&'static str),
+    /// There is no GPU of that ordinal ([`Gpu::open_list`](crate::Gpu::open_list)).
+    NoSuchGpu {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many GPUs the driver sees (ordinals `0..count`).
+        count: usize,
+    },
+    /// Fewer GPUs than the work needs ([`Gpu::open_at_least`](crate::Gpu::open_at_least)).
+    TooFewGpus {
+        /// GPUs needed.
+        needed: usize,
+        /// GPUs the driver sees.
+        count: usize,
+    },
+    /// Kernels on `gpu` cannot address memory of `peer` ([`Gpu::enable_peer_access`](crate::Gpu::enable_peer_access)).
+    NoPeerAccess {
+        /// The GPU whose kernels would access the memory (ordinal).
+        gpu: usize,
+        /// The GPU that owns the memory (ordinal).
+        peer: usize,
+        /// Why not.
+        why: String,
+    },
+    /// A buffer used on a GPU it is not mapped for ([`PortableBuffer::device_ptr`](crate::PortableBuffer::device_ptr)).
+    NotMapped {
+        /// The GPU asked about (ordinal).
+        gpu: usize,
+        /// The GPUs the buffer is mapped for (ordinals).
+        mapped: Vec<usize>,
+    },
     /// The GPU did not finish within the limit (a deadlocked or runaway kernel). The context
     /// cannot be reused: the kernel is still running.
     Timeout {
@@ -139,10 +169,38 @@ impl fmt::Display for Error {
                 c.block_dim.0 * c.block_dim.1 * c.block_dim.2
             ),
             Error::Empty(what) => write!(f, "{what} must not be zero"),
+            Error::NoSuchGpu { ordinal, count } => write!(
+                f,
+                "there is no GPU {ordinal}: this machine has {}",
+                gpus(*count)
+            ),
+            Error::TooFewGpus { needed, count } => write!(
+                f,
+                "this needs {needed} GPUs, but this machine has {}",
+                gpus(*count)
+            ),
+            Error::NoPeerAccess { gpu, peer, why } => write!(
+                f,
+                "kernels on GPU {gpu} cannot access the memory of GPU {peer}: {why}"
+            ),
+            Error::NotMapped { gpu, mapped } => write!(
+                f,
+                "the buffer is not mapped for GPU {gpu}, only for GPU {}",
+                mapped.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(", ")
+            ),
             Error::Timeout { what, limit } => {
                 write!(f, "{what} did not finish within {:.1} s (deadlocked kernel?)", limit.as_secs_f64())
             }
         }
+    }
+}
+
+/// "1 GPU (ordinal 0)", "2 GPUs (ordinals 0 to 1)", "no GPU".
+fn gpus(count: usize) -> String {
+    match count {
+        0 => "no GPU".into(),
+        1 => "1 GPU (ordinal 0)".into(),
+        n => format!("{n} GPUs (ordinals 0 to {})", n - 1),
     }
 }
 

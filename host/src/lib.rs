@@ -8,8 +8,10 @@
 //! ([`Module::read_global`], [`Module::write_global`]), gives system-scope memory that the CPU
 //! and GPU share ([`MappedBuffer`]) with the device crate's primitives over it on the host side
 //! ([`sys`]: a `Latch<Sys>`, `Semaphore<Sys>`, flag that a host thread and a kernel use
-//! together), and waits with a watchdog so a deadlocked kernel becomes an error instead of a
-//! hang.
+//! together), opens several GPUs of one host and shares memory among them ([`multi`]:
+//! [`Gpu::open_all`], [`Gpu::enable_peer_access`], [`PortableBuffer`], [`PeerBuffer`], for
+//! `Sys`-scope synchronization between kernels on different GPUs), and waits with a watchdog so a
+//! deadlocked kernel becomes an error instead of a hang.
 //!
 //! cudarc is built with `dynamic-loading`: `libcuda.so` is opened at run time, so this crate
 //! builds on machines with no CUDA at all, and [`driver_available`] tells whether one is there.
@@ -38,6 +40,7 @@ mod error;
 mod gpu;
 mod launch;
 mod mapped;
+pub mod multi;
 pub mod sys;
 
 pub use cluster::{ClusterConfig, ClusterLaunch, ClusterLimit};
@@ -47,5 +50,6 @@ pub use error::{Error, Result};
 pub use gpu::{driver_available, Gpu, Kernel, Module};
 pub use launch::{launch_config, Dim3, Launch};
 pub use mapped::{view_f32, view_f64, view_i32, view_i64, MappedBuffer, MappedWord};
+pub use multi::{PeerBuffer, PeerInfo, PortableBuffer};
 /// The device crate, whose primitives this crate also runs on the host (see [`sys`]).
 pub use ptx_sync;

@@ -16,7 +16,7 @@
 //! let words = MappedBuffer::<u32>::new(&gpu, 64)?;
 //! words.atomics_u32()[0].store(132, std::sync::atomic::Ordering::Relaxed); // 132 arrivals
 //! // ... launch a kernel that gets `words.device_ptr()` and whose blocks each run
-//! //     `Latch::<Sys>::from_ptr(ptr).count_down(1)` ...
+//! //     `Latch::<Sys>::from_ptr(ptr).count_down()` ...
 //! words.latch(0).wait(); // spins briefly, then yields, then sleeps: no core burnt
 //! # Ok(()) }
 //! ```
@@ -96,7 +96,9 @@ use std::time::{Duration, Instant};
 ///
 /// Its [`waited_ns`](Backoff::waited_ns) is real time since the wait began, so the timed waits
 /// of the primitives (`Latch::wait_for`, `Semaphore::try_acquire_for`, [`wait_until_for`])
-/// measure wall-clock time on the host.
+/// measure wall-clock time on the host. (The `*_until` forms take a `ptx_sync::clock::Instant`,
+/// which on the host is the device crate's virtual clock, not wall-clock time: from host code,
+/// use the `*_for` forms with a `Duration`.)
 #[derive(Clone, Copy, Debug)]
 pub struct HostBackoff {
     polls: u32,
@@ -235,8 +237,7 @@ pub fn wait_until_for(
     order: Ordering,
     mut pred: impl FnMut(u32) -> bool,
 ) -> std::result::Result<u32, TimedOut> {
-    let ns = u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX);
-    poll_until_for::<HostBackoff, _>(ns, || Some(flag.load(order)).filter(|&v| pred(v)))
+    poll_until_for::<HostBackoff, _>(limit, || Some(flag.load(order)).filter(|&v| pred(v)))
 }
 
 impl Gpu {
@@ -277,7 +278,7 @@ mod tests {
         let words = aligned::<8>();
         let w = &words.0[..];
         w[1].store(3, Relaxed);
-        w.latch(1).count_down(2);
+        w.latch(1).count_down_n(2);
         assert_eq!(w[1].load(Relaxed), 1);
         w.semaphore::<4>(2).release(3);
         assert_eq!(w[2].load(Relaxed), 3);
@@ -339,7 +340,7 @@ mod tests {
                     let w = &w;
                     s.spawn(move || {
                         w[1 + t].store(t as u32 + 100, Relaxed);
-                        w.latch(0).count_down(1);
+                        w.latch(0).count_down();
                     });
                 }
                 w.latch(0).wait();
@@ -355,7 +356,10 @@ mod tests {
         let w = words(2);
         w[0].store(1, Relaxed);
         let start = Instant::now();
-        assert_eq!(w.latch(0).wait_for(30_000_000), Err(TimedOut));
+        assert_eq!(
+            w.latch(0).wait_for(Duration::from_millis(30)),
+            Err(TimedOut)
+        );
         let took = start.elapsed();
         assert!(took >= Duration::from_millis(30), "{took:?}");
         assert!(took < Duration::from_secs(5), "{took:?}");
@@ -363,7 +367,9 @@ mod tests {
         let r = wait_until_for(w.flag(1), Duration::from_millis(20), Acquire, |v| v == 9);
         assert_eq!(r, Err(TimedOut));
         assert!(start.elapsed() >= Duration::from_millis(20));
-        assert!(!w.semaphore::<1>(1).try_acquire_for(1_000_000));
+        assert!(!w
+            .semaphore::<1>(1)
+            .try_acquire_for(Duration::from_millis(1)));
     }
 
     #[test]

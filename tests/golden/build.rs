@@ -27,7 +27,13 @@ fn main() {
             "bool" => format!("AtomicBool::<{scope}>::from_ptr(p)"),
             "flag" => format!("AtomicFlag::<{scope}>::from_ptr(p)"),
             "ptr" => format!("AtomicPtr::<u32, {scope}>::from_ptr(p)"),
-            _ => format!("Atomic::<{ty}, {scope}>::from_ptr(p)"),
+            // The sm_90 vector types over `[lane; N]` (cases.rs `VECTORS`).
+            _ if VECTORS.contains(&ty) => {
+                format!("ptx_sync::atomic::{}::<{scope}>::from_ptr(p)", vector(ty).0)
+            }
+            // A state-space handle (cases.rs `space_of`).
+            _ if space_of(ty).is_some() => space_handle(ty, scope),
+            _ => format!("Atomic::<{}, {scope}>::from_ptr(p)", value_type(ty)),
         };
         // Operations without an operand: `fetch_not`, and the flag's `test_and_set`, `clear`.
         let arg = match op.name {
@@ -38,27 +44,49 @@ fn main() {
             // `load`, or the flag's `test`.
             Kind::Load => format!("*out = {a}.{}(Ordering::{order});", op.name),
             Kind::Store => format!("{a}.{}({arg}Ordering::{order});", op.name),
-            Kind::Rmw | Kind::RmwLoop => {
+            Kind::Rmw | Kind::RmwLoop | Kind::WordLoop => {
                 format!("*out = {a}.{}({arg}Ordering::{order});", op.name)
             }
+            // `fetch_update`, `try_update` (closures returning `Option`), `update` (the value).
             Kind::Update => {
                 let (s, f) = order.split_once('_').unwrap();
-                let step = if ty == "bool" {
-                    "!x"
-                } else {
-                    "x.wrapping_add(1)"
+                let step = match ty {
+                    "bool" => "!x",
+                    "f32" | "f64" | "f16" | "bf16" | "f16x2" | "bf16x2" => "-x",
+                    _ => "x.wrapping_add(1)",
                 };
-                format!(
-                    "let _ = v; *out = match {a}.fetch_update(Ordering::{s}, Ordering::{f}, |x| Some({step})) {{ Ok(x) | Err(x) => x }};"
-                )
+                if op.name == "update" {
+                    format!(
+                        "let _ = v; *out = {a}.update(Ordering::{s}, Ordering::{f}, |x| {step});"
+                    )
+                } else {
+                    format!(
+                        "let _ = v; *out = match {a}.{}(Ordering::{s}, Ordering::{f}, |x| Some({step})) {{ Ok(x) | Err(x) => x }};",
+                        op.name
+                    )
+                }
             }
+            // Timed waits: 1 us from the first failed poll (`*_for`), or until a run-time
+            // deadline (`*_until`, `*_deadline`: the address of `p`, in ns).
+            Kind::AtomicWait if op.name == "wait_for" => format!(
+                "let _ = out; let _ = {a}.wait_for(core::time::Duration::from_micros(1), *v, Ordering::{order});"
+            ),
+            Kind::AtomicWait if op.name == "wait_until" => format!(
+                "let _ = out; let _ = {a}.wait_until(ptx_sync::clock::Instant::from_nanos(p as usize as u64), *v, Ordering::{order});"
+            ),
+            Kind::AtomicWait if op.name == "wait_until_for" => format!(
+                "*out = {a}.wait_until_for(core::time::Duration::from_micros(1), Ordering::{order}, |x| x == *v).unwrap_or(*v);"
+            ),
+            Kind::AtomicWait if op.name == "wait_until_deadline" => format!(
+                "*out = {a}.wait_until_deadline(ptx_sync::clock::Instant::from_nanos(p as usize as u64), Ordering::{order}, |x| x == *v).unwrap_or(*v);"
+            ),
             // `AtomicFlag::wait` returns nothing; the others the value that ended the wait.
             Kind::AtomicWait if ty == "flag" => {
                 format!("let _ = out; {a}.wait(*v, Ordering::{order});")
             }
             Kind::AtomicWait => format!("*out = {a}.wait(*v, Ordering::{order});"),
             Kind::Notify => format!("let _ = (v, out); {a}.{}();", op.name),
-            Kind::Cas => {
+            Kind::Cas | Kind::WordCas => {
                 let (s, f) = order.split_once('_').unwrap();
                 format!(
                     "*out = match {a}.{}(*v, *out, Ordering::{s}, Ordering::{f}) {{ Ok(x) | Err(x) => x }};",
@@ -92,7 +120,34 @@ fn main() {
                     "binary_semaphore_acquire_nanosleep" => format!("BinarySemaphore::<{scope}, ptx_sync::NanoSleep>::from_ptr(p).acquire();"),
                     "binary_semaphore_try_acquire" => format!("*out = BinarySemaphore::<{scope}>::from_ptr(p).try_acquire() as u32;"),
                     "binary_semaphore_release" => format!("BinarySemaphore::<{scope}>::from_ptr(p).release(1);"),
-                    "latch_count_down" => format!("Latch::<{scope}>::from_ptr(p).count_down(*v);"),
+                    "latch_count_down" => format!("Latch::<{scope}>::from_ptr(p).count_down_n(*v);"),
+                    "latch_count_down_one" => format!("Latch::<{scope}>::from_ptr(p).count_down();"),
+                    // `d`: a run-time `Duration`, `t`: a run-time `Instant` (both from `*v`).
+                    "latch_wait_for" => format!("*out = Latch::<{scope}>::from_ptr(p).wait_for(d).is_ok() as u32;"),
+                    "latch_wait_until" => format!("*out = Latch::<{scope}>::from_ptr(p).wait_until(t).is_ok() as u32;"),
+                    "barrier_wait_for" => format!("let b = Barrier::<{scope}>::from_ptr(p.cast()); let k = b.arrive(); *out = b.wait_for(&k, d).is_ok() as u32;"),
+                    "barrier_wait_until" => format!("let b = Barrier::<{scope}>::from_ptr(p.cast()); let k = b.arrive(); *out = b.wait_until(&k, t).is_ok() as u32;"),
+                    "barrier_wait_parity_for" => format!("*out = Barrier::<{scope}>::from_ptr(p.cast()).wait_parity_for(*v != 0, d).is_ok() as u32;"),
+                    "barrier_wait_parity_until" => format!("*out = Barrier::<{scope}>::from_ptr(p.cast()).wait_parity_until(*v != 0, t).is_ok() as u32;"),
+                    "semaphore_try_acquire_for" => format!("*out = Semaphore::<{scope}, 4>::from_ptr(p).try_acquire_for(d) as u32;"),
+                    "semaphore_try_acquire_until" => format!("*out = Semaphore::<{scope}, 4>::from_ptr(p).try_acquire_until(t) as u32;"),
+                    "binary_semaphore_try_acquire_for" => format!("*out = BinarySemaphore::<{scope}>::from_ptr(p).try_acquire_for(d) as u32;"),
+                    "binary_semaphore_try_acquire_until" => format!("*out = BinarySemaphore::<{scope}>::from_ptr(p).try_acquire_until(t) as u32;"),
+                    "mutex_try_lock_for" => format!("*out = Mutex::<u32, {scope}>::from_ptr(p.cast()).try_lock_for(d).is_some() as u32;"),
+                    "mutex_try_lock_until" => format!("*out = Mutex::<u32, {scope}>::from_ptr(p.cast()).try_lock_until(t).is_some() as u32;"),
+                    "ticket_try_lock_for" => format!("*out = TicketLock::<u32, {scope}>::from_ptr(p.cast()).try_lock_for(d).is_some() as u32;"),
+                    "ticket_try_lock_until" => format!("*out = TicketLock::<u32, {scope}>::from_ptr(p.cast()).try_lock_until(t).is_some() as u32;"),
+                    "atomic_wait_until_deadline" => format!("*out = Atomic::<u32, {scope}>::from_ptr(p).wait_until_deadline(t, Ordering::Acquire, |x| x == *v).unwrap_or(0);"),
+                    "poll_until_for" => format!("let a = Atomic::<u32, {scope}>::from_ptr(p); *out = ptx_sync::wait::poll_until_for::<ptx_sync::NanoSleep, u32>(d, || Some(a.load(Ordering::Acquire)).filter(|&x| x == 1)).unwrap_or(0);"),
+                    "poll_until_deadline" => format!("let a = Atomic::<u32, {scope}>::from_ptr(p); *out = ptx_sync::wait::poll_until_deadline::<ptx_sync::NanoSleep, u32>(t, || Some(a.load(Ordering::Acquire)).filter(|&x| x == 1)).unwrap_or(0);"),
+                    // A barrier with a stored completion, written in place (as a kernel does).
+                    "barrier_completion_arrive" | "barrier_completion_arrive_and_wait" | "barrier_completion_arrive_and_drop" => {
+                        let call = match op.name.trim_start_matches("barrier_completion_") {
+                            "arrive" => "let _ = (*q).arrive();".to_string(),
+                            other => format!("(*q).{other}();"),
+                        };
+                        format!("let q = p.cast::<Barrier<{scope}, ptx_sync::NanoSleep, _>>(); q.write(Barrier::<{scope}>::with_completion(2, move || *out = *v)); {call}")
+                    }
                     "latch_try_wait" => format!("*out = Latch::<{scope}>::from_ptr(p).try_wait() as u32;"),
                     "latch_wait" => format!("Latch::<{scope}>::from_ptr(p).wait();"),
                     "latch_arrive_and_wait" => format!("Latch::<{scope}>::from_ptr(p).arrive_and_wait();"),
@@ -107,9 +162,9 @@ fn main() {
                     "latch_init" => format!("Latch::<{scope}>::from_ptr(p).init(*v);"),
                     "semaphore_init" => format!("Semaphore::<{scope}, 4>::from_ptr(p).init(*v);"),
                     "atomic_wait" => format!("*out = Atomic::<u32, {scope}>::from_ptr(p).wait(*v, Ordering::Acquire);"),
-                    _ => format!("*out = Atomic::<u32, {scope}>::from_ptr(p).wait_until_for(1000, Ordering::Acquire, |x| x == *v).unwrap_or(0);"),
+                    _ => format!("*out = Atomic::<u32, {scope}>::from_ptr(p).wait_until_for(d, Ordering::Acquire, |x| x == *v).unwrap_or(0);"),
                 };
-                format!("let _ = (v, out); {call}")
+                format!("let _ = (v, out); let d = core::time::Duration::from_nanos(*v as u64); let t = ptx_sync::clock::Instant::from_nanos(*v as u64); let _ = (d, t); {call}")
             }
             Kind::Block => {
                 let call = match op.name {
@@ -118,6 +173,19 @@ fn main() {
                     "block_barrier_arrive_and_drop" => "BlockBarrier::from_ptr(p.cast()).arrive_and_drop();",
                     "block_barrier_test_wait" => "let b = BlockBarrier::from_ptr(p.cast()); let t = b.arrive(); *out = b.test_wait(&t) as u32;",
                     "block_barrier_arrive_and_wait" => "BlockBarrier::from_ptr(p.cast()).arrive_and_wait();",
+                    "block_barrier_try_wait_parity" => "*out = BlockBarrier::from_ptr(p.cast()).try_wait_parity(*v != 0) as u32;",
+                    "block_barrier_wait_parity" => "BlockBarrier::from_ptr(p.cast()).wait_parity(*v != 0);",
+                    "block_barrier_wait_for" => "let b = BlockBarrier::from_ptr(p.cast()); let t = b.arrive(); *out = b.wait_for(&t, core::time::Duration::from_nanos(*v as u64)).is_ok() as u32;",
+                    "block_barrier_wait_until" => "let b = BlockBarrier::from_ptr(p.cast()); let t = b.arrive(); *out = b.wait_until(&t, ptx_sync::clock::Instant::from_nanos(*v as u64)).is_ok() as u32;",
+                    "block_barrier_wait_parity_for" => "*out = BlockBarrier::from_ptr(p.cast()).wait_parity_for(*v != 0, core::time::Duration::from_nanos(*v as u64)).is_ok() as u32;",
+                    "block_barrier_wait_parity_until" => "*out = BlockBarrier::from_ptr(p.cast()).wait_parity_until(*v != 0, ptx_sync::clock::Instant::from_nanos(*v as u64)).is_ok() as u32;",
+                    "block_barrier_expect_tx" => "BlockBarrier::from_ptr(p.cast()).expect_tx(*v);",
+                    "block_barrier_arrive_expect_tx" => "let _ = BlockBarrier::from_ptr(p.cast()).arrive_expect_tx(*v);",
+                    "block_barrier_complete_tx" => "BlockBarrier::from_ptr(p.cast()).complete_tx(*v);",
+                    // Into the dynamic shared memory, from `out` (global), signalling the barrier at `p`.
+                    "bulk_copy_global_to_shared" => "ptx_sync::bulk::copy_global_to_shared(ptx_sync::shared::Shared::dynamic().cast::<u32>(), out as *const u32, *v, BlockBarrier::from_ptr(p.cast()));",
+                    "bulk_fence_proxy_async_shared" => "ptx_sync::bulk::fence_proxy_async_shared();",
+                    "bulk_fence_proxy_async" => "ptx_sync::bulk::fence_proxy_async();",
                     "dynamic_shared_memory" => "*out = ptx_sync::block::dynamic_shared_memory() as usize as u32;",
                     "grid_sync" => "GridBarrier::<ptx_sync::Spin>::from_ptr(p).sync();",
                     "cluster_sync" => "ptx_sync::cluster::sync();",
@@ -131,6 +199,11 @@ fn main() {
                 "global_timer_ns" => {
                     "let _ = (p, v); *out = ptx_sync::wait::global_timer_ns() as u32;".to_string()
                 }
+                "instant_now" => {
+                    "let _ = (p, v); *out = ptx_sync::clock::Instant::now().as_nanos() as u32;"
+                        .to_string()
+                }
+                "instant_elapsed" => "let _ = p; *out = ptx_sync::clock::Instant::from_nanos(*v as u64).elapsed().as_secs() as u32;".to_string(),
                 "lane" => "let _ = (p, v); *out = ptx_sync::warp::lane();".to_string(),
                 "active_mask" => {
                     "let _ = (p, v); *out = ptx_sync::warp::active_mask();".to_string()
@@ -173,7 +246,9 @@ fn main() {
             "none" => ("u32", "u32"),
             "bool" | "flag" => ("u32", "bool"),
             "ptr" => ("*mut u32", "*mut u32"),
-            _ => (ty, ty),
+            _ if VECTORS.contains(&ty) => (vector(ty).1, vector(ty).1),
+            _ if space_of(ty).is_some() => (space_of(ty).unwrap().1, space_of(ty).unwrap().1),
+            _ => (value_type(ty), value_type(ty)),
         };
         writeln!(
             src,
@@ -183,4 +258,42 @@ fn main() {
     }
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("generated.rs");
     std::fs::write(out, src).unwrap();
+}
+
+/// The Rust type of a value type code: the half floats are `ptx_sync`'s types.
+fn value_type(ty: &str) -> &str {
+    match ty {
+        "f16" => "ptx_sync::F16",
+        "bf16" => "ptx_sync::Bf16",
+        "f16x2" => "ptx_sync::F16x2",
+        "bf16x2" => "ptx_sync::Bf16x2",
+        other => other,
+    }
+}
+
+/// A vector type code's atomic type and the array it views.
+fn vector(ty: &str) -> (&'static str, &'static str) {
+    match ty {
+        "v2f32" => ("AtomicF32x2", "[f32; 2]"),
+        "v4f32" => ("AtomicF32x4", "[f32; 4]"),
+        "v4f16" => ("AtomicF16x4", "[ptx_sync::F16; 4]"),
+        "v8f16" => ("AtomicF16x8", "[ptx_sync::F16; 8]"),
+        "v4bf16" => ("AtomicBf16x4", "[ptx_sync::Bf16; 4]"),
+        "v8bf16" => ("AtomicBf16x8", "[ptx_sync::Bf16; 8]"),
+        other => panic!("not a vector type: {other}"),
+    }
+}
+
+/// The handle of a state-space case: `Shared` and `ClusterShared` over the golden crate's
+/// `shared!` word (`WORD`, in src/lib.rs; its address is a symbol, so the kernel holds only
+/// the operation, plus `mapa` for the cluster), `Global` from the pointer argument
+/// (`cvta.to.global`, which the test leaves out with the kernel's own global traffic).
+fn space_handle(ty: &str, scope: &str) -> String {
+    let (space, base) = space_of(ty).unwrap();
+    let atomic = format!("Atomic<{base}, {scope}>");
+    match space {
+        "shared::cta" => format!("crate::WORD.shared().cast::<{atomic}>()"),
+        "global" => format!("ptx_sync::Global::<{atomic}>::from_generic(p.cast())"),
+        _ => format!("crate::WORD.shared().cast::<{atomic}>().map(1)"),
+    }
 }

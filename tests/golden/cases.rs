@@ -33,6 +33,13 @@ pub enum Kind {
     AtomicWait,
     /// `notify_one` / `notify_all`: no-ops (waiters poll).
     Notify,
+    /// A read-modify-write PTX has no instruction for at this width or type (8/16-bit integer
+    /// RMWs, 16-bit swaps, float min/max): a relaxed load of the containing 32-bit word (the
+    /// value itself for 32/64-bit types), then compare-exchanges carrying the order. A set.
+    WordLoop,
+    /// An 8-bit compare-exchange: the containing word loaded with the failure order, then
+    /// 32-bit compare-exchanges with both orders merged (as `Update`). A set.
+    WordCas,
 }
 
 pub struct Op {
@@ -61,10 +68,72 @@ pub const WORDS: &[&str] = &["usize", "isize", "bool", "ptr"];
 pub const WAITS: &[&str] = &[
     "u32", "i32", "u64", "i64", "usize", "isize", "f32", "f64", "bool", "ptr", "flag",
 ];
+/// Every type with `wait_until_for` / `wait_until_deadline` (`AtomicFlag`'s timed waits are
+/// `wait_for` / `wait_until`).
+pub const TIMED_WAITS: &[&str] = &[
+    "u32", "i32", "u64", "i64", "usize", "isize", "f32", "f64", "bool", "ptr",
+];
 pub const BOOL: &[&str] = &["bool"];
 pub const FLAG: &[&str] = &["flag"];
 pub const U32: &[&str] = &["u32"];
 pub const NONE: &[&str] = &["none"];
+/// The 8- and 16-bit integers (device/src/atomic/small.rs).
+pub const SMALL: &[&str] = &["u8", "i8", "u16", "i16"];
+/// The half floats (device/src/atomic/half.rs; `f16` is `ptx_sync::F16`, `f16x2` `F16x2`...).
+pub const HALVES: &[&str] = &["f16", "bf16", "f16x2", "bf16x2"];
+/// Every 8/16-bit type and half float: native loads and stores, `wait`.
+pub const NARROW: &[&str] = &["u8", "i8", "u16", "i16", "f16", "bf16", "f16x2", "bf16x2"];
+/// Types whose `swap` is a loop on the containing word (PTX has no 8/16-bit exchange).
+pub const SWAP_LOOP: &[&str] = &["u8", "i8", "u16", "i16", "f16", "bf16"];
+/// 8-bit types: compare-exchange emulated on the word.
+pub const BYTES: &[&str] = &["u8", "i8"];
+/// Native compare-exchange (`atom.cas.b16` / `.b32`) of the new types.
+pub const NATIVE_CAS: &[&str] = &["u16", "i16", "f16", "bf16", "f16x2", "bf16x2"];
+/// New `compare_exchange_weak` types (the floats had none).
+pub const NATIVE_CAS_WEAK: &[&str] = &["u16", "i16", "f16", "bf16", "f16x2", "bf16x2", "f32", "f64"];
+/// New `fetch_update` types.
+pub const UPDATES: &[&str] = &[
+    "u8", "i8", "u16", "i16", "f16", "bf16", "f16x2", "bf16x2", "f32", "f64",
+];
+/// `update` / `try_update`: every type with a compare-exchange.
+pub const EVERY_UPDATE: &[&str] = &[
+    "u32", "i32", "u64", "i64", "usize", "isize", "f32", "f64", "bool", "ptr", "u8", "i8", "u16",
+    "i16", "f16", "bf16", "f16x2", "bf16x2",
+];
+/// Float min/max as compare-exchange loops (PTX has no scalar float `atom.min/max`).
+pub const FLOAT_MINMAX: &[&str] = &["f32", "f64", "f16", "bf16", "f16x2", "bf16x2"];
+/// The sm_90 vector types (device/src/atomic/vector.rs): `v2f32` is `AtomicF32x2`, `v4f16`
+/// `AtomicF16x4` (`.v2.f16x2`), `v8f16` `AtomicF16x8` (`.v4.f16x2`)...
+pub const VECTORS: &[&str] = &["v2f32", "v4f32", "v4f16", "v8f16", "v4bf16", "v8bf16"];
+/// Vector types with `min` / `max` (the half ones).
+pub const HALF_VECTORS: &[&str] = &["v4f16", "v8f16", "v4bf16", "v8bf16"];
+/// The state-space handles (device/src/atomic/space.rs): `shared_T` is `Shared<Atomic<T, S>>`
+/// (`.shared::cta`), `global_T` `Global<Atomic<T, S>>` (`.global`), `cluster_T`
+/// `ClusterShared<Atomic<T, S>>` (`.shared::cluster`, sm_90). See [`space_of`].
+pub const SPACE_ALL: &[&str] = &[
+    "shared_u32", "shared_i32", "shared_u64", "shared_i64", "shared_f32", "shared_f64",
+    "global_u32", "global_i32", "global_u64", "global_i64", "global_f32", "global_f64",
+    "cluster_u32", "cluster_i32", "cluster_u64", "cluster_i64", "cluster_f32", "cluster_f64",
+];
+/// The state-space handles of the integers (bitwise, min, max).
+pub const SPACE_INTS: &[&str] = &[
+    "shared_u32", "shared_i32", "shared_u64", "shared_i64",
+    "global_u32", "global_i32", "global_u64", "global_i64",
+    "cluster_u32", "cluster_i32", "cluster_u64", "cluster_i64",
+];
+
+/// A state-space handle's type code split into its PTX state space and value type
+/// (`"global_u64"` -> `("global", "u64")`); `None` for the other types.
+pub fn space_of(ty: &str) -> Option<(&'static str, &str)> {
+    let (prefix, base) = ty.split_once('_')?;
+    let space = match prefix {
+        "shared" => "shared::cta",
+        "global" => "global",
+        "cluster" => "shared::cluster",
+        _ => return None,
+    };
+    Some((space, base))
+}
 
 pub const OPS: &[Op] = &[
     Op { name: "load", kind: Kind::Load, types: EVERY },
@@ -84,6 +153,12 @@ pub const OPS: &[Op] = &[
     Op { name: "clear", kind: Kind::Store, types: FLAG },
     Op { name: "test", kind: Kind::Load, types: FLAG },
     Op { name: "wait", kind: Kind::AtomicWait, types: WAITS },
+    // Timed waits (device/src/atomic/waiting.rs, flag.rs): the same polls, and `%globaltimer`
+    // for the deadline.
+    Op { name: "wait_until_for", kind: Kind::AtomicWait, types: TIMED_WAITS },
+    Op { name: "wait_until_deadline", kind: Kind::AtomicWait, types: TIMED_WAITS },
+    Op { name: "wait_for", kind: Kind::AtomicWait, types: FLAG },
+    Op { name: "wait_until", kind: Kind::AtomicWait, types: FLAG },
     Op { name: "notify_one", kind: Kind::Notify, types: &["u32", "bool", "ptr", "flag"] },
     Op { name: "notify_all", kind: Kind::Notify, types: &["u32", "bool", "ptr", "flag"] },
     Op { name: "fetch_min", kind: Kind::Rmw, types: INTS },
@@ -99,6 +174,39 @@ pub const OPS: &[Op] = &[
     Op { name: "red_max", kind: Kind::Red, types: INTS },
     Op { name: "red_inc", kind: Kind::Red, types: U32 },
     Op { name: "red_dec", kind: Kind::Red, types: U32 },
+    // 8/16-bit integers and half floats (small.rs, half.rs), `update` / `try_update` of every
+    // type, float min/max, and sm_90 vector atomics (vector.rs).
+    Op { name: "load", kind: Kind::Load, types: NARROW },
+    Op { name: "store", kind: Kind::Store, types: NARROW },
+    Op { name: "swap", kind: Kind::WordLoop, types: SWAP_LOOP },
+    Op { name: "swap", kind: Kind::Rmw, types: &["f16x2", "bf16x2"] },
+    Op { name: "compare_exchange", kind: Kind::WordCas, types: BYTES },
+    Op { name: "compare_exchange_weak", kind: Kind::WordCas, types: BYTES },
+    Op { name: "compare_exchange", kind: Kind::Cas, types: NATIVE_CAS },
+    Op { name: "compare_exchange_weak", kind: Kind::Cas, types: NATIVE_CAS_WEAK },
+    Op { name: "fetch_update", kind: Kind::Update, types: UPDATES },
+    Op { name: "update", kind: Kind::Update, types: EVERY_UPDATE },
+    Op { name: "try_update", kind: Kind::Update, types: EVERY_UPDATE },
+    Op { name: "fetch_add", kind: Kind::WordLoop, types: SMALL },
+    Op { name: "fetch_sub", kind: Kind::WordLoop, types: SMALL },
+    Op { name: "fetch_and", kind: Kind::WordLoop, types: SMALL },
+    Op { name: "fetch_or", kind: Kind::WordLoop, types: SMALL },
+    Op { name: "fetch_xor", kind: Kind::WordLoop, types: SMALL },
+    Op { name: "fetch_nand", kind: Kind::WordLoop, types: SMALL },
+    Op { name: "fetch_min", kind: Kind::WordLoop, types: SMALL },
+    Op { name: "fetch_max", kind: Kind::WordLoop, types: SMALL },
+    Op { name: "fetch_add", kind: Kind::Rmw, types: HALVES },
+    Op { name: "fetch_sub", kind: Kind::Rmw, types: HALVES },
+    Op { name: "red_add", kind: Kind::Red, types: HALVES },
+    Op { name: "fetch_min", kind: Kind::WordLoop, types: FLOAT_MINMAX },
+    Op { name: "fetch_max", kind: Kind::WordLoop, types: FLOAT_MINMAX },
+    Op { name: "wait", kind: Kind::AtomicWait, types: NARROW },
+    Op { name: "fetch_add", kind: Kind::Rmw, types: VECTORS },
+    Op { name: "red_add", kind: Kind::Red, types: VECTORS },
+    Op { name: "fetch_min", kind: Kind::Rmw, types: HALF_VECTORS },
+    Op { name: "fetch_max", kind: Kind::Rmw, types: HALF_VECTORS },
+    Op { name: "red_min", kind: Kind::Red, types: HALF_VECTORS },
+    Op { name: "red_max", kind: Kind::Red, types: HALF_VECTORS },
     Op { name: "fence", kind: Kind::Fence, types: NONE },
     Op { name: "compiler_fence", kind: Kind::CompilerFence, types: NONE },
     Op { name: "read_volatile", kind: Kind::VolatileRead, types: ALL },
@@ -133,11 +241,49 @@ pub const OPS: &[Op] = &[
     Op { name: "semaphore_init", kind: Kind::Primitive, types: U32 },
     Op { name: "atomic_wait", kind: Kind::Primitive, types: U32 },
     Op { name: "atomic_wait_until_for", kind: Kind::Primitive, types: U32 },
+    // Timed waits with a `Duration` (`*_for`) or an `Instant` (`*_until`), `count_down()`, and
+    // a barrier with a stored completion (device/src/wait.rs, clock.rs, barrier.rs ...).
+    Op { name: "atomic_wait_until_deadline", kind: Kind::Primitive, types: U32 },
+    Op { name: "poll_until_for", kind: Kind::Primitive, types: U32 },
+    Op { name: "poll_until_deadline", kind: Kind::Primitive, types: U32 },
+    Op { name: "latch_count_down_one", kind: Kind::Primitive, types: U32 },
+    Op { name: "latch_wait_for", kind: Kind::Primitive, types: U32 },
+    Op { name: "latch_wait_until", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_wait_for", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_wait_until", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_wait_parity_for", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_wait_parity_until", kind: Kind::Primitive, types: U32 },
+    Op { name: "semaphore_try_acquire_for", kind: Kind::Primitive, types: U32 },
+    Op { name: "semaphore_try_acquire_until", kind: Kind::Primitive, types: U32 },
+    Op { name: "binary_semaphore_try_acquire_for", kind: Kind::Primitive, types: U32 },
+    Op { name: "binary_semaphore_try_acquire_until", kind: Kind::Primitive, types: U32 },
+    Op { name: "mutex_try_lock_for", kind: Kind::Primitive, types: U32 },
+    Op { name: "mutex_try_lock_until", kind: Kind::Primitive, types: U32 },
+    Op { name: "ticket_try_lock_for", kind: Kind::Primitive, types: U32 },
+    Op { name: "ticket_try_lock_until", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_completion_arrive", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_completion_arrive_and_wait", kind: Kind::Primitive, types: U32 },
+    Op { name: "barrier_completion_arrive_and_drop", kind: Kind::Primitive, types: U32 },
     Op { name: "block_barrier_init", kind: Kind::Block, types: NONE },
     Op { name: "block_barrier_arrive", kind: Kind::Block, types: NONE },
     Op { name: "block_barrier_arrive_and_drop", kind: Kind::Block, types: NONE },
     Op { name: "block_barrier_test_wait", kind: Kind::Block, types: NONE },
     Op { name: "block_barrier_arrive_and_wait", kind: Kind::Block, types: NONE },
+    // Parity and timed waits (device/src/block_barrier/timed.rs); all but `try_wait_parity`
+    // use sm_90's `mbarrier.try_wait` (with the suspend-time hint when timed).
+    Op { name: "block_barrier_try_wait_parity", kind: Kind::Block, types: NONE },
+    Op { name: "block_barrier_wait_parity", kind: Kind::Block, types: NONE },
+    Op { name: "block_barrier_wait_for", kind: Kind::Block, types: NONE },
+    Op { name: "block_barrier_wait_until", kind: Kind::Block, types: NONE },
+    Op { name: "block_barrier_wait_parity_for", kind: Kind::Block, types: NONE },
+    Op { name: "block_barrier_wait_parity_until", kind: Kind::Block, types: NONE },
+    // Transaction counts and bulk copies (sm_90): device/src/block_barrier/tx.rs, bulk.rs.
+    Op { name: "block_barrier_expect_tx", kind: Kind::Block, types: NONE },
+    Op { name: "block_barrier_arrive_expect_tx", kind: Kind::Block, types: NONE },
+    Op { name: "block_barrier_complete_tx", kind: Kind::Block, types: NONE },
+    Op { name: "bulk_copy_global_to_shared", kind: Kind::Block, types: NONE },
+    Op { name: "bulk_fence_proxy_async_shared", kind: Kind::Block, types: NONE },
+    Op { name: "bulk_fence_proxy_async", kind: Kind::Block, types: NONE },
     Op { name: "dynamic_shared_memory", kind: Kind::Block, types: NONE },
     Op { name: "grid_sync", kind: Kind::Block, types: NONE },
     Op { name: "cluster_sync", kind: Kind::Block, types: NONE },
@@ -145,6 +291,8 @@ pub const OPS: &[Op] = &[
     Op { name: "cluster_map_shared", kind: Kind::Block, types: NONE },
     Op { name: "sleep_ns", kind: Kind::Wait, types: NONE },
     Op { name: "global_timer_ns", kind: Kind::Wait, types: NONE },
+    Op { name: "instant_now", kind: Kind::Wait, types: NONE },
+    Op { name: "instant_elapsed", kind: Kind::Wait, types: NONE },
     Op { name: "lane", kind: Kind::Wait, types: NONE },
     Op { name: "active_mask", kind: Kind::Wait, types: NONE },
     Op { name: "warp_sync", kind: Kind::Wait, types: NONE },
@@ -164,6 +312,21 @@ pub const OPS: &[Op] = &[
     Op { name: "shfl_xor", kind: Kind::Wait, types: ALL },
     Op { name: "elect_one", kind: Kind::Wait, types: NONE },
     Op { name: "leader", kind: Kind::Wait, types: NONE },
+    // State-space atomics (device/src/atomic/space.rs): the `Atomic` instruction with the
+    // space after the scope.
+    Op { name: "load", kind: Kind::Load, types: SPACE_ALL },
+    Op { name: "store", kind: Kind::Store, types: SPACE_ALL },
+    Op { name: "swap", kind: Kind::Rmw, types: SPACE_ALL },
+    Op { name: "compare_exchange", kind: Kind::Cas, types: SPACE_ALL },
+    Op { name: "compare_exchange_weak", kind: Kind::Cas, types: SPACE_ALL },
+    Op { name: "fetch_add", kind: Kind::Rmw, types: SPACE_ALL },
+    Op { name: "fetch_sub", kind: Kind::Rmw, types: SPACE_ALL },
+    Op { name: "fetch_and", kind: Kind::Rmw, types: SPACE_INTS },
+    Op { name: "fetch_or", kind: Kind::Rmw, types: SPACE_INTS },
+    Op { name: "fetch_xor", kind: Kind::Rmw, types: SPACE_INTS },
+    Op { name: "fetch_min", kind: Kind::Rmw, types: SPACE_INTS },
+    Op { name: "fetch_max", kind: Kind::Rmw, types: SPACE_INTS },
+    Op { name: "red_add", kind: Kind::Red, types: SPACE_ALL },
 ];
 
 /// The orders each kind accepts (the others panic, as in `core::sync::atomic`).
@@ -171,7 +334,7 @@ pub fn orders(kind: Kind) -> &'static [&'static str] {
     match kind {
         Kind::Load | Kind::AtomicWait => &["Relaxed", "Acquire", "SeqCst"],
         Kind::Store | Kind::Red => &["Relaxed", "Release", "SeqCst"],
-        Kind::Rmw | Kind::RmwLoop | Kind::Cas | Kind::Update => {
+        Kind::Rmw | Kind::RmwLoop | Kind::Cas | Kind::Update | Kind::WordLoop | Kind::WordCas => {
             &["Relaxed", "Acquire", "Release", "AcqRel", "SeqCst"]
         }
         Kind::Fence | Kind::CompilerFence => &["Acquire", "Release", "AcqRel", "SeqCst"],
@@ -185,13 +348,22 @@ pub fn orders(kind: Kind) -> &'static [&'static str] {
 pub const CAS_FAILURE: [&str; 3] = ["Relaxed", "Acquire", "SeqCst"];
 
 /// Whether a case needs sm_90 (cluster scope and operations, 128-bit atomics,
-/// `mbarrier.try_wait`, which the sm_90 build of `BlockBarrier::wait` uses, and `elect.sync`).
+/// `mbarrier.try_wait`, which the sm_90 build of `BlockBarrier::wait` uses, `elect.sync`, the
+/// `mbarrier` transaction counts (`*_tx`) and bulk copies (`bulk_*`)).
 pub fn needs_sm90(op: &str, scope: &str, ty: &str) -> bool {
     scope == "Cluster"
         || ty == "u128"
         || op.starts_with("cluster_")
         || op == "block_barrier_arrive_and_wait"
+        || op.starts_with("block_barrier_wait_")
+        || op.ends_with("_tx")
+        || op.starts_with("bulk_")
         || op == "elect_one"
+        // `.shared::cluster` (distributed shared memory) is sm_90.
+        || ty.starts_with("cluster_")
+        // Vector atom/red, and bfloat16 adds (`atom.add.noftz.bf16(x2)`), are sm_90 instructions.
+        || VECTORS.contains(&ty)
+        || (ty.starts_with("bf16") && matches!(op, "fetch_add" | "fetch_sub" | "red_add"))
 }
 
 /// Every case as (kernel name, op, order or "success_failure", scope or "none", type).
@@ -211,7 +383,7 @@ pub fn cases() -> Vec<(String, &'static Op, String, &'static str, &'static str)>
             for &scope in scopes {
                 let mut list: Vec<String> = Vec::new();
                 for &o in orders(op.kind) {
-                    if matches!(op.kind, Kind::Cas | Kind::Update) {
+                    if matches!(op.kind, Kind::Cas | Kind::Update | Kind::WordCas) {
                         for f in CAS_FAILURE {
                             list.push(format!("{o}_{f}"));
                         }

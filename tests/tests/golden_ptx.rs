@@ -19,7 +19,20 @@ fn bits(ty: &str) -> &'static str {
         "u32" | "i32" | "f32" | "bool" | "flag" => "b32",
         "u64" | "i64" | "f64" | "usize" | "isize" | "ptr" => "b64",
         "u128" => "b128",
+        // The narrow types and half floats (device/src/atomic/small.rs, half.rs).
+        "u8" | "i8" => "b8",
+        "u16" | "i16" | "f16" | "bf16" => "b16",
+        "f16x2" | "bf16x2" => "b32",
         other => panic!("no bit width for {other}"),
+    }
+}
+
+/// The width of a compare-exchange loop's word: PTX has no 8-bit `atom` and no 16-bit exchange
+/// or arithmetic, so a loop on a narrow value works on the aligned 32-bit word around it.
+fn word_bits(ty: &str) -> &'static str {
+    match bits(ty) {
+        "b8" | "b16" => "b32",
+        b => b,
     }
 }
 
@@ -31,6 +44,11 @@ fn add_type(ty: &str) -> &'static str {
         "u64" | "i64" | "usize" | "isize" => "u64",
         "f32" => "f32",
         "f64" => "f64",
+        // PTX requires `.noftz` on the half-precision adds (it keeps subnormals).
+        "f16" => "noftz.f16",
+        "bf16" => "noftz.bf16",
+        "f16x2" => "noftz.f16x2",
+        "bf16x2" => "noftz.bf16x2",
         other => panic!("no add type for {other}"),
     }
 }
@@ -49,6 +67,21 @@ fn minmax_type(ty: &str) -> &'static str {
 /// `op.type` part of an `atom`/`red` for a public method name.
 fn rmw_op(name: &str, ty: &str) -> String {
     let base = name.trim_start_matches("fetch_").trim_start_matches("red_");
+    // sm_90 vector forms (PTX ISA 8.1, "atom with vector type"): `f32` lanes add only; half
+    // lanes as packed pairs, add/min/max all with the required `.noftz`.
+    let vector = match ty {
+        "v2f32" => Some(("v2", "f32")),
+        "v4f32" => Some(("v4", "f32")),
+        "v4f16" => Some(("v2", "f16x2")),
+        "v8f16" => Some(("v4", "f16x2")),
+        "v4bf16" => Some(("v2", "bf16x2")),
+        "v8bf16" => Some(("v4", "bf16x2")),
+        _ => None,
+    };
+    if let Some((v, lane)) = vector {
+        let noftz = if lane == "f32" { "" } else { ".noftz" };
+        return format!("{base}{noftz}.{v}.{lane}");
+    }
     match base {
         // The flag's `test_and_set` exchanges in a 1; `bool`'s `fetch_not` XORs 1.
         "swap" | "test_and_set" => format!("exch.{}", bits(ty)),
@@ -92,6 +125,19 @@ fn cas_order(success: &str, failure: &str) -> &'static str {
 }
 
 fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<String> {
+    // A state-space handle: the generic instruction of its value type with the state space
+    // after the scope (PTX ISA: `atom{.sem}{.scope}{.space}.op.type`, likewise `ld`, `st`,
+    // `red`); the cluster handle first maps the address into the target block (`mapa`).
+    if let Some((space, base)) = cases::space_of(ty) {
+        let mut v: Vec<String> = expected(op, kind, order, scope, base)
+            .into_iter()
+            .map(|insn| with_space(&insn, space))
+            .collect();
+        if space == "shared::cluster" {
+            v.insert(0, "mapa.shared::cluster.u32".to_string());
+        }
+        return v;
+    }
     let s = scope.to_lowercase();
     let with_fence = |fence: bool, insn: String| {
         let mut v = Vec::new();
@@ -145,12 +191,28 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
             }
             set(&v.iter().map(|x| x.as_str()).collect::<Vec<_>>())
         }
-        // A load with the fetch order, then compare-exchanges with both orders merged.
-        Kind::Update => {
+        // A relaxed load of the value (the containing word for 8/16-bit types), then the
+        // compare-exchange that carries the order, in a loop.
+        Kind::WordLoop => {
+            let (f, sem) = sem(order, false);
+            let b = word_bits(ty);
+            let mut v = vec![
+                format!("ld.relaxed.{s}.{b}"),
+                format!("atom.{sem}.{s}.cas.{b}"),
+            ];
+            if f {
+                v.push(format!("fence.sc.{s}"));
+            }
+            set(&v.iter().map(|x| x.as_str()).collect::<Vec<_>>())
+        }
+        // A load with the fetch order, then compare-exchanges with both orders merged (an
+        // 8-bit compare-exchange is this with success and failure orders: `WordCas`), on the
+        // containing word for 8/16-bit types.
+        Kind::Update | Kind::WordCas => {
             let (set_order, fetch) = order.split_once('_').unwrap();
             let (lf, load_sem) = sem(fetch, false);
             let (cf, cas_sem) = sem(cas_order(set_order, fetch), false);
-            let b = bits(ty);
+            let b = word_bits(ty);
             let mut v = vec![
                 format!("ld.{load_sem}.{s}.{b}"),
                 format!("atom.{cas_sem}.{s}.cas.{b}"),
@@ -169,6 +231,11 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
             ];
             if f {
                 v.push(format!("fence.sc.{s}"));
+            }
+            // The timed forms (`wait_until_for`, `wait_until_deadline`, the flag's `wait_for`,
+            // `wait_until`) also read the clock for their deadline.
+            if op != "wait" {
+                v.push("mov.u64 %globaltimer".to_string());
             }
             set(&v.iter().map(|x| x.as_str()).collect::<Vec<_>>())
         }
@@ -223,6 +290,54 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
                 "mbarrier.arrive.shared.b64",
                 "mbarrier.try_wait.shared.b64",
             ],
+            // Parity waits (PTX ISA "mbarrier.test_wait/try_wait", `.parity`): `test_wait` is
+            // the non-blocking test (sm_80), `try_wait` suspends (sm_90).
+            "block_barrier_try_wait_parity" => {
+                &["cvta.to.shared.u64", "mbarrier.test_wait.parity.shared.b64"]
+            }
+            "block_barrier_wait_parity" => {
+                &["cvta.to.shared.u64", "mbarrier.try_wait.parity.shared.b64"]
+            }
+            // Timed (device/src/block_barrier/timed.rs): one non-blocking `test_wait`, then
+            // `%globaltimer` for the time left and `try_wait` with it as the suspend-time hint
+            // (the operand is checked by `timed_block_barrier_waits_pass_the_time_left`).
+            "block_barrier_wait_for" | "block_barrier_wait_until" => &[
+                "cvta.to.shared.u64",
+                "mbarrier.arrive.shared.b64",
+                "mbarrier.test_wait.shared.b64",
+                "mbarrier.try_wait.shared.b64",
+                "mov.u64 %globaltimer",
+            ],
+            "block_barrier_wait_parity_for" | "block_barrier_wait_parity_until" => &[
+                "cvta.to.shared.u64",
+                "mbarrier.test_wait.parity.shared.b64",
+                "mbarrier.try_wait.parity.shared.b64",
+                "mov.u64 %globaltimer",
+            ],
+            // sm_90 transaction counts (PTX ISA "mbarrier.expect_tx", "mbarrier.arrive" with
+            // `.expect_tx`, "mbarrier.complete_tx"): expect and complete are relaxed, the
+            // arrival releases at `.cta` as a plain arrive does; libcu++'s forms.
+            "block_barrier_expect_tx" => &[
+                "cvta.to.shared.u64",
+                "mbarrier.expect_tx.relaxed.cta.shared::cta.b64",
+            ],
+            "block_barrier_arrive_expect_tx" => &[
+                "cvta.to.shared.u64",
+                "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64",
+            ],
+            "block_barrier_complete_tx" => &[
+                "cvta.to.shared.u64",
+                "mbarrier.complete_tx.relaxed.cta.shared::cta.b64",
+            ],
+            // Global to this block's shared memory, completing on the barrier (the ISA 8.0
+            // `.shared::cluster` destination; `.shared::cta` needs ISA 8.6). The source's
+            // `cvta.to.global` is left out with the kernel's own global traffic.
+            "bulk_copy_global_to_shared" => &[
+                "cvta.to.shared.u64",
+                "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+            ],
+            "bulk_fence_proxy_async_shared" => &["fence.proxy.async.shared::cta"],
+            "bulk_fence_proxy_async" => &["fence.proxy.async"],
             "dynamic_shared_memory" => &["cvta.shared.u64"],
             // No fence.sc: release/acquire on the arrival word (device/src/grid.rs); the RMW
             // is also the acquire of the last arrival, which skips its poll.
@@ -261,6 +376,8 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
         Kind::Wait => vec![match op {
             "sleep_ns" => "nanosleep.u32",
             "global_timer_ns" => "mov.u64 %globaltimer",
+            // `clock::Instant`: the global timer, and nothing else.
+            "instant_now" | "instant_elapsed" => "mov.u64 %globaltimer",
             "lane" => "mov.u32 %laneid",
             "active_mask" => "activemask.b32",
             "match_any" => "match.any.sync.b64",
@@ -303,6 +420,10 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
         "bar.warp.sync",
         "mov.u32 %laneid",
     ];
+    // A timed wait: `poll`'s instructions, the pauses, and the clock.
+    let timed = |poll: &[&'static str]| -> Vec<&'static str> {
+        [poll, &["nanosleep.u32", "mov.u64 %globaltimer"]].concat()
+    };
     let list: Vec<&str> = match op {
         // Ticket from `atom.add.relaxed`; wait on `serving` with acquire; serve the next.
         "ticket_lock" => vec![
@@ -351,9 +472,51 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
         "latch_count_down" => vec!["atom.release.S.add.u32"],
         "latch_try_wait" => vec!["ld.acquire.S.b32"],
         "latch_wait" | "atomic_wait" => wait.to_vec(),
-        "atomic_wait_until_for" => {
-            vec!["ld.acquire.S.b32", "nanosleep.u32", "mov.u64 %globaltimer"]
+        // Timed waits (device/src/wait.rs): the polls of the untimed form, `B`'s pauses
+        // (`nanosleep`), and `%globaltimer` for the deadline.
+        "atomic_wait_until_for"
+        | "atomic_wait_until_deadline"
+        | "poll_until_for"
+        | "poll_until_deadline"
+        | "latch_wait_for"
+        | "latch_wait_until" => timed(&wait),
+        "latch_count_down_one" => vec!["atom.release.S.add.u32"],
+        "barrier_wait_for" | "barrier_wait_until" => [&arrive[..], &timed(&wait_phase)].concat(),
+        "barrier_wait_parity_for" | "barrier_wait_parity_until" => timed(&wait_phase),
+        // The counting semaphore's attempt is its load and CAS; the binary one's first attempt
+        // is the exchange (a load first at `.sys`), its polls are loads.
+        "semaphore_try_acquire_for" | "semaphore_try_acquire_until" => {
+            timed(&["ld.relaxed.S.b32", "atom.acquire.S.cas.b32"])
         }
+        "binary_semaphore_try_acquire_for" | "binary_semaphore_try_acquire_until" => {
+            timed(&["atom.acquire.S.exch.b32", "ld.relaxed.S.b32"])
+        }
+        // Not warp-aggregated: the CAS is the attempt; the guard's drop releases.
+        "mutex_try_lock_for" | "mutex_try_lock_until" => timed(&[
+            "atom.acquire.S.cas.b32",
+            "mov.u32 %laneid",
+            "st.release.S.b32",
+        ]),
+        "ticket_try_lock_for" | "ticket_try_lock_until" => timed(&[
+            "ld.acquire.S.b32",
+            "atom.relaxed.S.cas.b32",
+            "st.release.S.b32",
+        ]),
+        // A stored completion: every arrival knows whether it is last (the CAS path), as
+        // `arrive_and_wait_with` and `arrive_and_drop` do; the barrier is written in place
+        // first (`.global` stores: the kernel's own traffic).
+        // The completion itself, `*out = *v` through the pointers the barrier holds (loaded
+        // from memory, so generic addresses): `ld.b32`, `st.b32`.
+        "barrier_completion_arrive" | "barrier_completion_arrive_and_drop" => {
+            [&knowing_last[..], &["ld.b32", "st.b32"]].concat()
+        }
+        "barrier_completion_arrive_and_wait" => [
+            &knowing_last[..],
+            &wait_phase[..],
+            &warp[..],
+            &["ld.b32", "st.b32"],
+        ]
+        .concat(),
         "latch_arrive_and_wait" => [&warp[..], &wait[..], &["atom.acq_rel.S.add.u32"]].concat(),
         "barrier_arrive" => arrive.to_vec(),
         "barrier_arrive_then_wait" => [&arrive[..], &wait_phase[..]].concat(),
@@ -369,6 +532,21 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
     };
     let owned: Vec<String> = list.iter().map(|x| f(x)).collect();
     set(&owned.iter().map(|x| x.as_str()).collect::<Vec<_>>())
+}
+
+/// `insn` with the state space `space` after its scope: `atom.relaxed.gpu.add.u32` ->
+/// `atom.relaxed.gpu.global.add.u32`. Fences have no state space.
+fn with_space(insn: &str, space: &str) -> String {
+    if !["ld.", "st.", "atom.", "red."]
+        .iter()
+        .any(|p| insn.starts_with(p))
+    {
+        return insn.to_string();
+    }
+    let parts: Vec<&str> = insn.split('.').collect();
+    // opcode, .sem, .scope, then the rest.
+    let (head, rest) = parts.split_at(3);
+    format!("{}.{space}.{}", head.join("."), rest.join("."))
 }
 
 /// Sorted, without duplicates.
@@ -387,6 +565,8 @@ fn normalize(kind: Kind, insns: &[String]) -> Vec<String> {
         | Kind::Block
         | Kind::RmwLoop
         | Kind::Update
+        | Kind::WordLoop
+        | Kind::WordCas
         | Kind::AtomicWait => set(&insns.iter().map(|s| s.as_str()).collect::<Vec<_>>()),
         _ => insns.to_vec(),
     }
@@ -421,8 +601,13 @@ fn kernels(ptx: &str) -> BTreeMap<String, Vec<String>> {
                 .trim_start_matches('{')
                 .trim_end_matches('}')
                 .trim();
+            // A label ends at a single ':'; `::` belongs to an opcode (`.shared::cta`).
             let stmt = match stmt.split_once(':') {
-                Some((label, rest)) if !label.contains(char::is_whitespace) => rest.trim(),
+                Some((label, rest))
+                    if !label.contains(char::is_whitespace) && !rest.starts_with(':') =>
+                {
+                    rest.trim()
+                }
                 _ => stmt,
             };
             statement(stmt, insns);
@@ -457,6 +642,7 @@ fn statement(line: &str, insns: &mut Vec<String>) {
             "mbarrier.",
             "cvta.",
             "mapa.",
+            "cp.",
         ]
         .iter()
         .any(|p| opcode.starts_with(p));
@@ -465,7 +651,16 @@ fn statement(line: &str, insns: &mut Vec<String>) {
                 insns.push(format!("{opcode} {special}"));
             }
         }
-        let own_traffic = opcode.contains(".param") || opcode.contains(".global");
+        // A bulk copy names `.global` as its source: it is the operation under test. So is a
+        // `.global` access with a memory order (`ld.relaxed.gpu.global`, `atom.*.global`,
+        // `red.*.global`): the kernel's own traffic is weak (`ld.global`, `st.global`).
+        let ordered = [".relaxed.", ".acquire.", ".release.", ".acq_rel."]
+            .iter()
+            .any(|q| opcode.contains(q))
+            || opcode.starts_with("atom.")
+            || opcode.starts_with("red.");
+        let own_traffic = !opcode.starts_with("cp.")
+            && (opcode.contains(".param") || (opcode.contains(".global") && !ordered));
         if memory && !own_traffic {
             insns.push(opcode.to_string());
         }
@@ -621,6 +816,57 @@ fn the_oracle_matches_the_readme_table() {
         ["ld.acquire.sys.b64", "nanosleep.u32"]
     );
     assert!(e("notify_one", Kind::Notify, "none", "Gpu", "flag").is_empty());
+    // 8/16-bit types: native loads and `cas.b16`; the other RMWs loop on the containing word.
+    assert_eq!(
+        e("load", Kind::Load, "SeqCst", "Cta", "u8"),
+        ["fence.sc.cta", "ld.acquire.cta.b8"]
+    );
+    assert_eq!(
+        e(
+            "compare_exchange",
+            Kind::Cas,
+            "Release_Relaxed",
+            "Gpu",
+            "i16"
+        ),
+        ["atom.release.gpu.cas.b16"]
+    );
+    assert_eq!(
+        e("fetch_add", Kind::WordLoop, "AcqRel", "Gpu", "u8"),
+        ["atom.acq_rel.gpu.cas.b32", "ld.relaxed.gpu.b32"]
+    );
+    assert_eq!(
+        e(
+            "compare_exchange",
+            Kind::WordCas,
+            "Release_Acquire",
+            "Sys",
+            "i8"
+        ),
+        ["atom.acq_rel.sys.cas.b32", "ld.acquire.sys.b32"]
+    );
+    assert_eq!(
+        e("update", Kind::Update, "AcqRel_Relaxed", "Gpu", "f16"),
+        ["atom.acq_rel.gpu.cas.b32", "ld.relaxed.gpu.b32"]
+    );
+    // Half adds carry the `.noftz` PTX requires; float min/max loop on the value itself.
+    assert_eq!(
+        e("fetch_add", Kind::Rmw, "SeqCst", "Gpu", "bf16x2"),
+        ["fence.sc.gpu", "atom.acquire.gpu.add.noftz.bf16x2"]
+    );
+    assert_eq!(
+        e("fetch_min", Kind::WordLoop, "Relaxed", "Cta", "f64"),
+        ["atom.relaxed.cta.cas.b64", "ld.relaxed.cta.b64"]
+    );
+    // sm_90 vectors: `f32` lanes add only (no `.noftz` in ISA 8.4); half lanes as packed pairs.
+    assert_eq!(
+        e("red_add", Kind::Red, "Release", "Gpu", "v4f32"),
+        ["red.release.gpu.add.v4.f32"]
+    );
+    assert_eq!(
+        e("fetch_max", Kind::Rmw, "Acquire", "Sys", "v8bf16"),
+        ["atom.acquire.sys.max.noftz.v4.bf16x2"]
+    );
 }
 
 #[test]
@@ -760,4 +1006,213 @@ fn shuffles_pass_cudas_width_32_operands() {
         4 * (3 + 2 * 3),
         "shuffles checked (6 types, 64-bit ones twice)"
     );
+}
+
+#[test]
+fn bulk_copy_passes_shared_addresses_and_the_byte_count() {
+    // `cp.async.bulk.shared::cluster.global...` takes [dst], [src], size, [mbar]: dst and the
+    // barrier as 32-bit `.shared` addresses (`%r`), the source as a 64-bit global address
+    // (`%rd`, after `cvta.to.global`), the size in a 32-bit register. The instruction set above
+    // cannot see a barrier passed as a generic address (undefined in the `.shared::cluster`
+    // window) or a swapped operand: check the operands.
+    let root = xtask::workspace_root();
+    let ptx_path = xtask::build_ptx(&root.join("tests/golden"), xtask::Arch::Sm90)
+        .unwrap_or_else(|e| panic!("building the golden kernels failed:\n{e}"));
+    let ptx = std::fs::read_to_string(&ptx_path).unwrap();
+    let (name, ..) = cases()
+        .into_iter()
+        .find(|c| c.1.name == "bulk_copy_global_to_shared")
+        .expect("no bulk copy case");
+    let lines = entry_lines(&ptx, &name);
+    let stmts: Vec<&str> = lines
+        .iter()
+        .flat_map(|l| l.split(';'))
+        .map(|l| l.trim().trim_start_matches('{').trim())
+        .collect();
+    let copies: Vec<&&str> = stmts.iter().filter(|s| s.starts_with("cp.")).collect();
+    assert_eq!(copies.len(), 1, "{name}: {copies:?}");
+    let (opcode, operands) = copies[0].split_once(char::is_whitespace).unwrap();
+    assert_eq!(
+        opcode,
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+    );
+    let ops: Vec<&str> = operands.split(',').map(str::trim).collect();
+    assert_eq!(ops.len(), 4, "{name}: `{}`", copies[0]);
+    assert!(
+        ops[0].starts_with("[%r") && !ops[0].starts_with("[%rd"),
+        "dst: `{}`",
+        copies[0]
+    );
+    assert_eq!(ops[1], "[g]", "src: `{}`", copies[0]);
+    assert!(
+        ops[2].starts_with("%r") && !ops[2].starts_with("%rd"),
+        "size: `{}`",
+        copies[0]
+    );
+    assert!(
+        ops[3].starts_with("[%r") && !ops[3].starts_with("[%rd"),
+        "mbar: `{}`",
+        copies[0]
+    );
+    assert!(
+        stmts.iter().any(|s| s.starts_with("cvta.to.global.u64 g,")),
+        "{name}: the source is not converted to a global address:\n{}",
+        lines.join("\n")
+    );
+}
+
+#[test]
+fn the_state_space_oracle_puts_the_space_after_the_scope() {
+    // Spot checks of the state-space rows (device/src/atomic/space.rs), written out by hand.
+    let e = expected;
+    assert_eq!(
+        e("fetch_add", Kind::Rmw, "Acquire", "Cta", "shared_u32"),
+        ["atom.acquire.cta.shared::cta.add.u32"]
+    );
+    assert_eq!(
+        e(
+            "compare_exchange",
+            Kind::Cas,
+            "SeqCst_Relaxed",
+            "Gpu",
+            "global_u64"
+        ),
+        ["fence.sc.gpu", "atom.acquire.gpu.global.cas.b64"]
+    );
+    assert_eq!(
+        e("load", Kind::Load, "Acquire", "Cluster", "cluster_i32"),
+        [
+            "mapa.shared::cluster.u32",
+            "ld.acquire.cluster.shared::cluster.b32"
+        ]
+    );
+    assert_eq!(
+        e("store", Kind::Store, "SeqCst", "Sys", "shared_f64"),
+        ["fence.sc.sys", "st.relaxed.sys.shared::cta.b64"]
+    );
+    assert_eq!(
+        e("fetch_min", Kind::Rmw, "Relaxed", "Cta", "global_i64"),
+        ["atom.relaxed.cta.global.min.s64"]
+    );
+    assert_eq!(
+        e("fetch_sub", Kind::Rmw, "Release", "Gpu", "shared_f32"),
+        ["atom.release.gpu.shared::cta.add.f32"]
+    );
+    assert_eq!(
+        e("red_add", Kind::Red, "Release", "Cta", "global_i32"),
+        ["red.release.cta.global.add.s32"]
+    );
+    // The kernel's own traffic is left out; an ordered `.global` access is not.
+    let mut v = Vec::new();
+    statement("st.global.b32 [%rd2], %r1", &mut v);
+    statement("ld.global.nc.b32 %r1, [%rd2]", &mut v);
+    statement("cvta.to.global.u64 %rd2, %rd1", &mut v);
+    assert!(v.is_empty(), "{v:?}");
+    statement("ld.acquire.gpu.global.b64 %rd3, [%rd2]", &mut v);
+    statement("red.relaxed.cta.global.add.u32 [%rd2], %r1", &mut v);
+    assert_eq!(
+        v,
+        [
+            "ld.acquire.gpu.global.b64",
+            "red.relaxed.cta.global.add.u32"
+        ]
+    );
+}
+
+/// Whether a golden case is a timed wait (device/src/wait.rs and its users): a `Duration`
+/// (`*_for`) or an `Instant` deadline (`*_until`, `*_deadline`).
+fn is_timed(op: &str) -> bool {
+    op.ends_with("_for") || op.ends_with("_until") || op.ends_with("_deadline")
+}
+
+#[test]
+fn timed_waits_poll_before_they_read_the_clock() {
+    // A timed wait polls once before it reads `%globaltimer` (the deadline is computed only
+    // after the first poll failed): so a deadline that has passed is exactly one poll, and a
+    // wait that succeeds at once costs no clock read. In the kernel's text, the first poll (a
+    // strong `ld`/`atom`, or the non-blocking `mbarrier.test_wait`) comes before the first
+    // `%globaltimer`.
+    let root = xtask::workspace_root();
+    let ptx_path = xtask::build_ptx(&root.join("tests/golden"), xtask::Arch::Sm90)
+        .unwrap_or_else(|e| panic!("building the golden kernels failed:\n{e}"));
+    let ptx = std::fs::read_to_string(&ptx_path).unwrap();
+    let mut checked = 0;
+    for (name, op, ..) in cases() {
+        if !is_timed(op.name) {
+            continue;
+        }
+        let lines = entry_lines(&ptx, &name);
+        let statements: Vec<&str> = lines
+            .iter()
+            .flat_map(|l| l.split(';'))
+            .map(|l| l.trim().trim_start_matches('{').trim())
+            .collect();
+        let is_poll = |s: &&str| {
+            if op.name.starts_with("block_barrier") {
+                s.starts_with("mbarrier.test_wait")
+            } else {
+                (s.starts_with("ld.") || s.starts_with("atom."))
+                    && !s.starts_with("ld.param")
+                    && !s.starts_with("ld.global")
+            }
+        };
+        let poll = statements.iter().position(is_poll);
+        let clock = statements.iter().position(|s| s.contains("%globaltimer"));
+        match (poll, clock) {
+            (Some(p), Some(c)) if p < c => checked += 1,
+            _ => panic!(
+                "{name}: the first poll (at {poll:?}) does not come before the first clock read (at {clock:?}):\n{}",
+                lines.join("\n")
+            ),
+        }
+    }
+    assert!(checked > 300, "{checked} timed golden kernels checked");
+    println!("{checked} timed golden kernels poll before reading the clock");
+}
+
+#[test]
+fn timed_block_barrier_waits_pass_the_time_left_as_a_suspend_hint() {
+    // PTX ISA "mbarrier.test_wait / mbarrier.try_wait": `try_wait ... waitComplete, [addr],
+    // state {, suspendTimeHint}` (sm_90). The timed waits pass the nanoseconds left before
+    // the deadline, so the thread sleeps in hardware until the phase completes or the deadline
+    // comes; without the operand the hardware's own limit applies. Every `try_wait` of the
+    // timed kernels has the fourth operand, a register.
+    let root = xtask::workspace_root();
+    let ptx_path = xtask::build_ptx(&root.join("tests/golden"), xtask::Arch::Sm90)
+        .unwrap_or_else(|e| panic!("building the golden kernels failed:\n{e}"));
+    let ptx = std::fs::read_to_string(&ptx_path).unwrap();
+    let mut checked = 0;
+    for (name, op, ..) in cases() {
+        if !(op.name.starts_with("block_barrier_wait_") && is_timed(op.name)) {
+            continue;
+        }
+        let lines = entry_lines(&ptx, &name);
+        let waits: Vec<&str> = lines
+            .iter()
+            .flat_map(|l| l.split(';'))
+            .map(|l| l.trim())
+            .filter(|l| l.starts_with("mbarrier.try_wait"))
+            .collect();
+        assert!(!waits.is_empty(), "{name}: no mbarrier.try_wait");
+        for w in waits {
+            let operands: Vec<&str> = w
+                .split_once(char::is_whitespace)
+                .unwrap()
+                .1
+                .split(',')
+                .map(str::trim)
+                .collect();
+            assert_eq!(
+                operands.len(),
+                4,
+                "{name}: `{w}`: waitComplete, [addr], state, suspendTimeHint"
+            );
+            assert!(
+                operands[3].starts_with("%r"),
+                "{name}: `{w}`: the hint is a 32-bit register"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4, "timed BlockBarrier kernels");
 }

@@ -24,6 +24,9 @@ mod table;
 // latch/per_tile): their kernels are in user_shapes.rs.
 mod user_shapes;
 
+// The state-space rows (space/*): generic against `.shared::cta` / `.global` atomics.
+mod space;
+
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
     unsafe { core::arch::nvptx::trap() }

@@ -177,6 +177,42 @@ impl<S: Scope> AtomicBool<S> {
         }
     }
 
+    /// `core`'s `try_update`: the same as [`fetch_update`](Self::fetch_update) (same PTX).
+    #[inline(always)]
+    #[track_caller]
+    pub fn try_update(
+        &self,
+        set_order: Ordering,
+        fetch_order: Ordering,
+        f: impl FnMut(bool) -> Option<bool>,
+    ) -> Result<bool, bool> {
+        self.fetch_update(set_order, fetch_order, f)
+    }
+
+    /// `core`'s `update`: applies `f` in a compare-exchange loop until the update succeeds;
+    /// returns the previous value. `fetch_order` cannot be Release or AcqRel.
+    ///
+    /// PTX: `ld.<fetch_order>.<scope>.b32`, then `atom.<sem>.<scope>.cas.b32` per attempt.
+    ///
+    /// ```
+    /// use ptx_sync::{AtomicBool, Gpu, Ordering::*};
+    /// let b = AtomicBool::<Gpu>::new(false);
+    /// assert!(!b.update(AcqRel, Acquire, |x| !x));
+    /// assert!(b.load(Relaxed));
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn update(
+        &self,
+        set_order: Ordering,
+        fetch_order: Ordering,
+        mut f: impl FnMut(bool) -> bool,
+    ) -> bool {
+        match self.fetch_update(set_order, fetch_order, |x| Some(f(x))) {
+            Ok(v) | Err(v) => v,
+        }
+    }
+
     /// Logical AND with `val`; returns the previous value. Every order.
     ///
     /// PTX: `atom.<sem>.<scope>.and.b32`.

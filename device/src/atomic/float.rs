@@ -1,17 +1,21 @@
 //! Float atomics (`f32`, `f64`). Loads, stores, swap and compare-exchange move the bits
 //! (`.b32`/`.b64`); `fetch_add` is PTX's native float add (`atom.add.f32` / `.f64`).
 //! Compare-exchange compares bits, so `-0.0 != 0.0` and a NaN equals the same NaN.
+//! `fetch_min` / `fetch_max` (PTX's `min` / `max` rule: a NaN operand is ignored, `-0.0 < +0.0`)
+//! and `fetch_update` / `update` / `try_update` are compare-exchange loops on the bits: PTX has
+//! no scalar float `atom.min` / `atom.max`.
 
 use super::int::backend;
 #[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
 use super::Atomic;
+use crate::float16::MinMaxNum;
 use crate::order;
 use crate::scope::Scope;
 use core::sync::atomic::Ordering;
 
 macro_rules! float_atomic {
-    ($t:ident, $bits:ident, $core:ident, $reg:ident, bits = $b:literal, add = $add:literal) => {
+    ($t:ident, $bits:ident, $core:ident, $reg:ident, bits = $b:literal, add = $add:literal, nan = $nan:literal) => {
         impl<S: Scope> Atomic<$t, S> {
             /// The same location, seen as its bit pattern (for the bit-level operations).
             #[inline(always)]
@@ -52,6 +56,102 @@ macro_rules! float_atomic {
                     .compare_exchange(current.to_bits(), new.to_bits(), success, failure)
                     .map($t::from_bits)
                     .map_err($t::from_bits)
+            }
+
+            /// Same as [`compare_exchange`](Self::compare_exchange): PTX `atom.cas` never fails
+            /// spuriously (it compares and swaps in one step at the memory, with no reservation
+            /// that another access could break, unlike LL/SC machines), so the weak form costs
+            /// nothing extra. Provided so code written for `core` atomics ports unchanged.
+            #[inline(always)]
+            #[track_caller]
+            pub fn compare_exchange_weak(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
+                -> Result<$t, $t>
+            {
+                self.compare_exchange(current, new, success, failure)
+            }
+
+            #[doc = concat!("Applies `f` until the update succeeds or `f` returns `None`, like `core`'s ",
+                "`fetch_update`: `Ok(previous)` or `Err(current)`. The exchange compares bits (so a NaN ",
+                "that `f` leaves alone is stored back as it was). `fetch_order` (the first load and the ",
+                "failed attempts) cannot be Release or AcqRel.\n\n",
+                "PTX: `ld.<fetch>.<scope>.", $b, "`, then `atom.<sem>.<scope>.cas.", $b, "` per attempt ",
+                "(`sem` merges both orders, as `compare_exchange` does).\n\n",
+                "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::*;\n",
+                "let a = Atomic::<", stringify!($t), ", Gpu>::new(3.0);\n",
+                "assert_eq!(a.fetch_update(AcqRel, Acquire, |x| (x < 4.0).then_some(x * 2.0)), Ok(3.0));\n",
+                "assert_eq!(a.fetch_update(AcqRel, Acquire, |x| (x < 4.0).then_some(x * 2.0)), Err(6.0));\n```")]
+            #[inline(always)]
+            #[track_caller]
+            pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F)
+                -> Result<$t, $t>
+            where
+                F: FnMut($t) -> Option<$t>,
+            {
+                self.bits()
+                    .fetch_update(set_order, fetch_order, |b| f($t::from_bits(b)).map($t::to_bits))
+                    .map($t::from_bits)
+                    .map_err($t::from_bits)
+            }
+
+            /// `core`'s `try_update`: the same as [`fetch_update`](Self::fetch_update) (same
+            /// PTX).
+            #[inline(always)]
+            #[track_caller]
+            pub fn try_update(&self, set_order: Ordering, fetch_order: Ordering, f: impl FnMut($t) -> Option<$t>)
+                -> Result<$t, $t>
+            {
+                self.fetch_update(set_order, fetch_order, f)
+            }
+
+            #[doc = concat!("`core`'s `update`: applies `f` until the update succeeds; returns the previous value. ",
+                "Orders and PTX as [`fetch_update`](Self::fetch_update).\n\n",
+                "```\nuse ptx_sync::{Atomic, Cta};\nuse core::sync::atomic::Ordering::*;\n",
+                "let a = Atomic::<", stringify!($t), ", Cta>::new(1.5);\n",
+                "assert_eq!(a.update(Release, Relaxed, |x| x * x), 1.5);\n",
+                "assert_eq!(a.load(Relaxed), 2.25);\n```")]
+            #[inline(always)]
+            #[track_caller]
+            pub fn update(&self, set_order: Ordering, fetch_order: Ordering, mut f: impl FnMut($t) -> $t) -> $t {
+                match self.fetch_update(set_order, fetch_order, |x| Some(f(x))) {
+                    Ok(v) | Err(v) => v,
+                }
+            }
+
+            #[doc = concat!("Stores the minimum of the value and `val` and returns the previous value. Every order.\n\n",
+                "The minimum is PTX's `min` (IEEE 754-2019 `minimumNumber`): a NaN operand is ignored (the ",
+                "other value is stored), two NaNs store the canonical NaN (`", $nan, "`), and `-0.0` is ",
+                "below `+0.0`. Unlike `", stringify!($t), "::min`, the sign of a zero result is defined.\n\n",
+                "PTX has no `atom.min.", stringify!($t), "` (float `atom.min` exists only for sm_90's ",
+                "half-precision vectors), so this is a compare-exchange loop: `ld.relaxed.<scope>.", $b, "`, ",
+                "then `atom.<sem>.<scope>.cas.", $b, "` (SeqCst: `fence.sc.<scope>` first) until it ",
+                "succeeds; the order applies to the exchange that succeeds.\n\n",
+                "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::*;\n",
+                "let a = Atomic::<", stringify!($t), ", Gpu>::new(", stringify!($t), "::NAN);\n",
+                "assert!(a.fetch_min(2.0, AcqRel).is_nan());\n",
+                "assert_eq!(a.fetch_min(", stringify!($t), "::NAN, AcqRel), 2.0);\n",
+                "assert_eq!(a.load(Relaxed), 2.0); // the NaN was ignored\n",
+                "a.store(0.0, Relaxed);\n",
+                "a.fetch_min(-0.0, Relaxed);\n",
+                "assert!(a.load(Relaxed).is_sign_negative());\n```")]
+            #[inline(always)]
+            pub fn fetch_min(&self, val: $t, order: Ordering) -> $t {
+                self.update(order, Ordering::Relaxed, |x| x.min_num(val))
+            }
+
+            #[doc = concat!("Stores the maximum of the value and `val` and returns the previous value. Every order.\n\n",
+                "The maximum is PTX's `max` (IEEE 754-2019 `maximumNumber`): a NaN operand is ignored, two ",
+                "NaNs store the canonical NaN (`", $nan, "`), and `+0.0` is above `-0.0`.\n\n",
+                "PTX has no `atom.max.", stringify!($t), "`: `ld.relaxed.<scope>.", $b, "`, then ",
+                "`atom.<sem>.<scope>.cas.", $b, "` (SeqCst: `fence.sc.<scope>` first) until it succeeds.\n\n",
+                "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::*;\n",
+                "let a = Atomic::<", stringify!($t), ", Gpu>::new(-0.0);\n",
+                "assert_eq!(a.fetch_max(0.0, SeqCst).to_bits(), (-0.0 as ", stringify!($t), ").to_bits());\n",
+                "assert!(a.load(Relaxed).is_sign_positive());\n",
+                "a.fetch_max(-7.5, Relaxed);\n",
+                "assert_eq!(a.load(Relaxed), 0.0);\n```")]
+            #[inline(always)]
+            pub fn fetch_max(&self, val: $t, order: Ordering) -> $t {
+                self.update(order, Ordering::Relaxed, |x| x.max_num(val))
             }
 
             #[doc = concat!("Adds `val` (IEEE round-to-nearest) and returns the previous value. Every order.\n\n",
@@ -97,5 +197,21 @@ macro_rules! float_atomic {
     };
 }
 
-float_atomic!(f32, u32, AtomicU32, reg32, bits = "b32", add = "f32");
-float_atomic!(f64, u64, AtomicU64, reg64, bits = "b64", add = "f64");
+float_atomic!(
+    f32,
+    u32,
+    AtomicU32,
+    reg32,
+    bits = "b32",
+    add = "f32",
+    nan = "0x7fff_ffff"
+);
+float_atomic!(
+    f64,
+    u64,
+    AtomicU64,
+    reg64,
+    bits = "b64",
+    add = "f64",
+    nan = "0x7fff_ffff_ffff_ffff"
+);

@@ -127,6 +127,36 @@ macro_rules! int_atomic {
                 Err(prev)
             }
 
+            #[doc = concat!("`core`'s `try_update`: the same as [`fetch_update`](Self::fetch_update) (same PTX: ",
+                "`ld.<fetch>.<scope>.", $b, "`, then `atom.<sem>.<scope>.cas.", $b, "` per attempt).\n\n",
+                "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::*;\n",
+                "let a = Atomic::<", stringify!($t), ", Gpu>::new(7);\n",
+                "assert_eq!(a.try_update(AcqRel, Acquire, |x| (x == 7).then_some(0)), Ok(7));\n",
+                "assert_eq!(a.try_update(AcqRel, Acquire, |x| (x == 7).then_some(0)), Err(0));\n```")]
+            #[inline(always)]
+            #[track_caller]
+            pub fn try_update(&self, set_order: Ordering, fetch_order: Ordering, f: impl FnMut($t) -> Option<$t>)
+                -> Result<$t, $t>
+            {
+                self.fetch_update(set_order, fetch_order, f)
+            }
+
+            #[doc = concat!("`core`'s `update`: applies `f` in a compare-exchange loop until the update succeeds; ",
+                "returns the previous value. `fetch_order` cannot be Release or AcqRel.\n\n",
+                "PTX: `ld.<fetch>.<scope>.", $b, "`, then `atom.<sem>.<scope>.cas.", $b, "` per attempt ",
+                "(`sem` merges both orders).\n\n",
+                "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::*;\n",
+                "let a = Atomic::<", stringify!($t), ", Gpu>::new(6);\n",
+                "assert_eq!(a.update(Release, Relaxed, |x| x * 7), 6);\n",
+                "assert_eq!(a.load(Relaxed), 42);\n```")]
+            #[inline(always)]
+            #[track_caller]
+            pub fn update(&self, set_order: Ordering, fetch_order: Ordering, mut f: impl FnMut($t) -> $t) -> $t {
+                match self.fetch_update(set_order, fetch_order, |x| Some(f(x))) {
+                    Ok(v) | Err(v) => v,
+                }
+            }
+
             #[doc = concat!("Adds `val` (wrapping) and returns the previous value. Every order.\n\n",
                 "PTX: `atom.<sem>.<scope>.add.", $add, "`.\n\n",
                 "```\nuse ptx_sync::{Atomic, Cta};\nuse core::sync::atomic::Ordering::Relaxed;\n",

@@ -25,6 +25,7 @@
 //! | `red_*` (no result)  | `red.relaxed.S`  | panics           | `red.release.S`  | panics           | `fence.sc.S; red.relaxed.S`       |
 //! | `fetch_nand` (integers: no `atom.nand`) | `ld.relaxed.S`, then `atom.relaxed.S.cas` in a loop | `ld.relaxed.S`, `atom.acquire.S.cas` loop | `ld.relaxed.S`, `atom.release.S.cas` loop | `ld.relaxed.S`, `atom.acq_rel.S.cas` loop | `ld.relaxed.S`, `fence.sc.S; atom.acquire.S.cas` loop |
 //! | `notify_one`, `notify_all` | nothing: waits poll (as libcu++'s device `notify_*`) | | | | |
+//! | `u8 i8 u16 i16`, `F16 Bf16 F16x2 Bf16x2`, sm_90 vectors ([`small`], [`half`], [`vector`]) | `ld/st.<sem>.S.b8/b16`; `atom.<sem>.S.cas.b16`; `atom/red.<sem>.S.add.noftz.f16/bf16/f16x2/bf16x2`; `atom/red.<sem>.S.add.v2/v4.f32`, `.add/min/max.noftz.v2/v4.f16x2/bf16x2`; the other 8/16-bit RMWs and float `fetch_min/max` as `atom.<sem>.S.cas.b32` loops (no such `atom` in PTX) | | | | |
 //!
 //! The seq_cst column is the mapping of the PTX memory model (Lustig et al., ASPLOS 2019) that
 //! libcu++ uses on sm_70+. `compare_exchange` merges its success and failure orders into one
@@ -34,8 +35,13 @@
 
 mod boolean;
 mod float;
+pub mod half;
 mod int;
 mod pointer;
+pub mod small;
+pub mod space;
+#[cfg(all(not(loom), any(not(target_arch = "nvptx64"), target_feature = "sm_90")))]
+pub mod vector;
 mod waiting;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 mod wide;
@@ -43,7 +49,11 @@ mod wide;
 pub use wide::AtomicU128;
 
 pub use boolean::AtomicBool;
+pub use half::{AtomicBf16, AtomicBf16x2, AtomicF16, AtomicF16x2};
 pub use pointer::AtomicPtr;
+pub use small::{AtomicI16, AtomicI8, AtomicU16, AtomicU8};
+#[cfg(all(not(loom), any(not(target_arch = "nvptx64"), target_feature = "sm_90")))]
+pub use vector::{AtomicBf16x4, AtomicBf16x8, AtomicF16x4, AtomicF16x8, AtomicF32x2, AtomicF32x4};
 
 use crate::scope::Scope;
 #[cfg(not(loom))]
@@ -60,8 +70,9 @@ mod sealed {
     }
 }
 
-/// A type [`Atomic`] can hold: `u32`, `i32`, `u64`, `i64`, `usize`, `isize`, `f32`, `f64`, and
-/// on sm_90 `u128`. `bool` and pointers have their own types, [`AtomicBool`] (a 4-byte word)
+/// A type [`Atomic`] can hold: `u32`, `i32`, `u64`, `i64`, `usize`, `isize`, `f32`, `f64`, the
+/// narrow `u8`, `i8`, `u16`, `i16` ([`small`]) and half floats `F16`, `Bf16`, `F16x2`, `Bf16x2`
+/// ([`half`]), and on sm_90 `u128`. `bool` and pointers have their own types, [`AtomicBool`] (a 4-byte word)
 /// and [`AtomicPtr`].
 pub trait AtomicValue: sealed::Sealed + Copy + Send + 'static {}
 
@@ -87,6 +98,14 @@ atomic_values! {
     isize => AtomicIsize;
     f32 => AtomicU32, to_bits;
     f64 => AtomicU64, to_bits;
+    u8 => AtomicU8;
+    i8 => AtomicI8;
+    u16 => AtomicU16;
+    i16 => AtomicI16;
+    crate::F16 => AtomicU16, to_bits;
+    crate::Bf16 => AtomicU16, to_bits;
+    crate::F16x2 => AtomicU32, to_bits;
+    crate::Bf16x2 => AtomicU32, to_bits;
 }
 // 128-bit atomics exist on the GPU (sm_90) only; loom has no 128-bit model.
 #[cfg(not(loom))]
@@ -160,7 +179,10 @@ impl<T: AtomicValue, S: Scope> Atomic<T, S> {
     /// # Safety
     /// `ptr` is valid for reads and writes, aligned to `align_of::<T>()`, for all of `'a`, and
     /// every concurrent access to it during `'a` is atomic (through this crate or an
-    /// equivalent scoped atomic).
+    /// equivalent scoped atomic). For the 1- and 2-byte types (`u8`, `i8`, `u16`, `i16`, `F16`,
+    /// `Bf16`), the aligned 4-byte word that contains the value must be valid for reads and
+    /// writes too, in the same memory: the GPU emulates most of their operations on that word
+    /// (see [`small`]).
     #[cfg(not(loom))]
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut T) -> &'a Self {

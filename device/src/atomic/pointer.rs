@@ -215,6 +215,44 @@ impl<T, S: Scope> AtomicPtr<T, S> {
         }
         Err(prev)
     }
+
+    /// `core`'s `try_update`: the same as [`fetch_update`](Self::fetch_update) (same PTX).
+    #[inline(always)]
+    #[track_caller]
+    pub fn try_update(
+        &self,
+        set_order: Ordering,
+        fetch_order: Ordering,
+        f: impl FnMut(*mut T) -> Option<*mut T>,
+    ) -> Result<*mut T, *mut T> {
+        self.fetch_update(set_order, fetch_order, f)
+    }
+
+    /// `core`'s `update`: applies `f` in a compare-exchange loop until the update succeeds;
+    /// returns the previous pointer. `fetch_order` cannot be Release or AcqRel.
+    ///
+    /// PTX: `ld.<fetch_order>.<scope>.b64`, then `atom.<sem>.<scope>.cas.b64` per attempt.
+    ///
+    /// ```
+    /// use ptx_sync::{AtomicPtr, Gpu, Ordering::*};
+    /// let mut slots = [1u32, 2];
+    /// let p = AtomicPtr::<u32, Gpu>::new(slots.as_mut_ptr());
+    /// let old = p.update(AcqRel, Acquire, |q| q.wrapping_add(1));
+    /// assert_eq!(old, slots.as_mut_ptr());
+    /// assert_eq!(unsafe { *p.load(Relaxed) }, 2);
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn update(
+        &self,
+        set_order: Ordering,
+        fetch_order: Ordering,
+        mut f: impl FnMut(*mut T) -> *mut T,
+    ) -> *mut T {
+        match self.fetch_update(set_order, fetch_order, |x| Some(f(x))) {
+            Ok(v) | Err(v) => v,
+        }
+    }
 }
 
 impl<T, S: Scope> Default for AtomicPtr<T, S> {

@@ -8,20 +8,28 @@
 //! a waiter needs. They exist so code written for `cuda::atomic` (or C++20 atomics) ports
 //! unchanged.
 //!
+//! The timed forms take a `core::time::Duration` (`wait_until_for`) or a deadline on the
+//! [`clock`](crate::clock) (`wait_until_deadline`; `wait_until` already names the predicate
+//! form), and poll at least once.
+//!
 //! ```
-//! use ptx_sync::{Atomic, AtomicBool, Gpu, Ordering::Acquire, wait::TimedOut};
+//! use core::time::Duration;
+//! use ptx_sync::{clock::Instant, Atomic, AtomicBool, Gpu, Ordering::Acquire, wait::TimedOut};
 //! let a = Atomic::<u32, Gpu>::new(2);
 //! assert_eq!(a.wait(0, Acquire), 2);
-//! assert_eq!(a.wait_until_for(1_000, Acquire, |v| v == 1), Err(TimedOut));
+//! assert_eq!(a.wait_until_for(Duration::from_micros(1), Acquire, |v| v == 1), Err(TimedOut));
+//! assert_eq!(a.wait_until_deadline(Instant::now(), Acquire, |v| v == 2), Ok(2));
 //! let b = AtomicBool::<Gpu>::new(true);
 //! b.notify_all(); // nothing to do: waiters poll
 //! assert!(b.wait(false, Acquire));
 //! ```
 
 use super::{Atomic, AtomicBool, AtomicPtr, AtomicValue};
+use crate::clock::Instant;
 use crate::scope::Scope;
-use crate::wait::{poll_until, poll_until_for, NanoSleep, TimedOut};
+use crate::wait::{poll_until, poll_until_deadline, poll_until_for, NanoSleep, TimedOut};
 use core::sync::atomic::Ordering;
+use core::time::Duration;
 
 macro_rules! waiting {
     ($([$($gen:tt)*] $atomic:ty => $t:ty, $same:expr, $what:literal;)*) => {$(
@@ -44,13 +52,38 @@ macro_rules! waiting {
                 poll_until::<NanoSleep, _>(|| Some(self.load(order)).filter(|&v| pred(v)))
             }
 
-            /// [`wait_until`](Self::wait_until) for at most about `ns` nanoseconds.
+            /// [`wait_until`](Self::wait_until), giving up once `timeout` has passed since the
+            /// first poll failed: `Err(TimedOut)`. A zero timeout is one poll. On the host, time
+            /// is the virtual [`clock`](crate::clock).
+            ///
+            /// PTX: `ld.<sem>.<scope>` polling with `nanosleep.u32`, and
+            /// `mov.u64 %rd, %globaltimer;` after each failed poll.
             #[inline(always)]
             #[track_caller]
-            pub fn wait_until_for(&self, ns: u64, order: Ordering, mut pred: impl FnMut($t) -> bool)
-                -> Result<$t, TimedOut>
-            {
-                poll_until_for::<NanoSleep, _>(ns, || Some(self.load(order)).filter(|&v| pred(v)))
+            pub fn wait_until_for(
+                &self,
+                timeout: Duration,
+                order: Ordering,
+                mut pred: impl FnMut($t) -> bool,
+            ) -> Result<$t, TimedOut> {
+                poll_until_for::<NanoSleep, _>(timeout, || Some(self.load(order)).filter(|&v| pred(v)))
+            }
+
+            /// [`wait_until`](Self::wait_until) until `deadline` on the [`clock`](crate::clock):
+            /// `Err(TimedOut)` after it. A deadline that has passed is one poll.
+            ///
+            /// PTX: as [`wait_until_for`](Self::wait_until_for).
+            #[inline(always)]
+            #[track_caller]
+            pub fn wait_until_deadline(
+                &self,
+                deadline: Instant,
+                order: Ordering,
+                mut pred: impl FnMut($t) -> bool,
+            ) -> Result<$t, TimedOut> {
+                poll_until_deadline::<NanoSleep, _>(deadline, || {
+                    Some(self.load(order)).filter(|&v| pred(v))
+                })
             }
         }
     )*};
@@ -73,6 +106,18 @@ waiting! {
          the value is that same NaN.";
     [S: Scope] AtomicBool<S> => bool, |a, b| a == b, "";
     [T, S: Scope] AtomicPtr<T, S> => *mut T, |a, b| a == b, "Compares addresses.";
+    [S: Scope] Atomic<u8, S> => u8, |a, b| a == b, "";
+    [S: Scope] Atomic<i8, S> => i8, |a, b| a == b, "";
+    [S: Scope] Atomic<u16, S> => u16, |a, b| a == b, "";
+    [S: Scope] Atomic<i16, S> => i16, |a, b| a == b, "";
+    [S: Scope] Atomic<crate::F16, S> => crate::F16, |a: crate::F16, b: crate::F16| a.to_bits() == b.to_bits(),
+        "Compares bits, as the other floats' `wait` does.";
+    [S: Scope] Atomic<crate::Bf16, S> => crate::Bf16, |a: crate::Bf16, b: crate::Bf16| a.to_bits() == b.to_bits(),
+        "Compares bits, as the other floats' `wait` does.";
+    [S: Scope] Atomic<crate::F16x2, S> => crate::F16x2, |a: crate::F16x2, b: crate::F16x2| a.to_bits() == b.to_bits(),
+        "Compares bits, as the other floats' `wait` does.";
+    [S: Scope] Atomic<crate::Bf16x2, S> => crate::Bf16x2, |a: crate::Bf16x2, b: crate::Bf16x2| a.to_bits() == b.to_bits(),
+        "Compares bits, as the other floats' `wait` does.";
 }
 
 /// The no-op `notify_*` of every type with a `wait`.

@@ -15,6 +15,7 @@
 //! reader's L1 kept from earlier rounds, which no acquire invalidated): proof that the checks
 //! above see a broken primitive.
 
+use core::time::Duration;
 use ptx_sync::wait::{global_timer_ns, poll_until_for, NanoSleep};
 use ptx_sync::{
     block, Atomic, Barrier, BinarySemaphore, Gpu, GridBarrier, Latch, Mutex, Ordering::*, Spin, Sys,
@@ -90,7 +91,7 @@ impl Unit for BinarySemaphore<Gpu> {
 
     #[inline(always)]
     fn acquire_for(&self, ns: u64) -> bool {
-        self.try_acquire_for(ns)
+        self.try_acquire_for(Duration::from_nanos(ns))
     }
 
     #[inline(always)]
@@ -117,7 +118,7 @@ impl Unit for RelaxedSemaphore {
         if self.0.swap(0, Relaxed) == 1 {
             return true;
         }
-        poll_until_for::<NanoSleep, _>(ns, || {
+        poll_until_for::<NanoSleep, _>(Duration::from_nanos(ns), || {
             let taken = self.0.load(Relaxed) == 1 && self.0.swap(0, Relaxed) == 1;
             taken.then_some(())
         })
@@ -342,12 +343,12 @@ impl Count for Latch<Gpu> {
 
     #[inline(always)]
     fn count_down(&self, n: u32) {
-        Latch::count_down(self, n)
+        Latch::count_down_n(self, n)
     }
 
     #[inline(always)]
     fn wait_for(&self, ns: u64) -> bool {
-        Latch::wait_for(self, ns).is_ok()
+        Latch::wait_for(self, Duration::from_nanos(ns)).is_ok()
     }
 }
 
@@ -370,7 +371,10 @@ impl Count for RelaxedLatch {
 
     #[inline(always)]
     fn wait_for(&self, ns: u64) -> bool {
-        poll_until_for::<NanoSleep, _>(ns, || (self.0.load(Relaxed) == 0).then_some(())).is_ok()
+        poll_until_for::<NanoSleep, _>(Duration::from_nanos(ns), || {
+            (self.0.load(Relaxed) == 0).then_some(())
+        })
+        .is_ok()
     }
 }
 
@@ -471,7 +475,9 @@ pub unsafe extern "ptx-kernel" fn litmus_handoff_barrier(
             let token = bar.arrive();
             // Every thread read the previous phase's flag before this phase's first
             // `barrier.sync`, so overwriting it here races with nobody.
-            *opened_flag = bar.wait_for(&token, timeout_ns).is_ok() as u32;
+            *opened_flag = bar
+                .wait_for(&token, Duration::from_nanos(timeout_ns))
+                .is_ok() as u32;
         }
         block::sync();
         check_neighbours(buf, p + 1, *opened_flag != 0, &mut tally);

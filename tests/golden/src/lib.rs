@@ -18,4 +18,8 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     loop {}
 }
 
+// The shared variable of the `.shared::cta` / `.shared::cluster` handle cases (build.rs
+// `space_handle`).
+ptx_sync::shared! { static WORD: [u64; 2]; }
+
 include!(concat!(env!("OUT_DIR"), "/generated.rs"));

@@ -1,6 +1,7 @@
 //! Kernels of tests/src/cases/flag.rs: `AtomicFlag` as a lock, `AtomicPtr` publishing a
 //! pointer between blocks, `AtomicBool` flags and operations.
 
+use core::time::Duration;
 use ptx_sync::block::{dim_x, grid_x, index_x, thread_x};
 use ptx_sync::{block, Atomic, AtomicBool, AtomicFlag, AtomicPtr, Gpu, Ordering::*};
 
@@ -88,7 +89,7 @@ pub unsafe extern "ptx-kernel" fn atomic_ptr_publish(
     }
     let src = (b + 1) % blocks;
     let slot = AtomicPtr::<u32, Gpu>::from_ptr(slots.add(src as usize));
-    match slot.wait_until_for(ns, Acquire, |p| !p.is_null()) {
+    match slot.wait_until_for(Duration::from_nanos(ns), Acquire, |p| !p.is_null()) {
         Ok(p) => {
             let bad = (p != data.add((src * n) as usize)) as u32
                 + (*p.add(t as usize) != src * 1000 + t) as u32;
@@ -147,7 +148,11 @@ pub unsafe extern "ptx-kernel" fn atomic_bool_flags(words: *mut u32, table: *mut
         flag(128 + (blocks + b) as usize).store(true, Release);
         flag(128 + (blocks + b) as usize).notify_all();
         let src = (b + 1) % blocks;
-        match flag(128 + (blocks + src) as usize).wait_until_for(ns, Acquire, |r| r) {
+        match flag(128 + (blocks + src) as usize).wait_until_for(
+            Duration::from_nanos(ns),
+            Acquire,
+            |r| r,
+        ) {
             Ok(_) => w(4).fetch_add((*payload(src) != src * 7 + 1) as u32, Relaxed),
             Err(_) => w(5).fetch_add(1, Relaxed),
         };

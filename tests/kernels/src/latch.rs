@@ -37,7 +37,7 @@ pub unsafe extern "ptx-kernel" fn latch_fan_in(
         if r % 2 == 0 {
             block::sync();
             if t == 0 {
-                latch.count_down(1);
+                latch.count_down();
                 latch.wait();
             }
             block::sync();

@@ -3,8 +3,11 @@
 #![no_std]
 #![feature(abi_ptx, stdarch_nvptx)]
 
+mod atomic_types;
 mod atomics;
 mod barrier;
+mod barrier_completion;
+mod bulk_copy;
 mod cluster;
 mod convergence;
 mod flag;
@@ -13,12 +16,14 @@ mod host_api;
 mod latch;
 mod message;
 mod misuse;
+mod multi_gpu;
 mod mutex;
 mod patterns_arrive;
 mod patterns_locks;
 mod phases;
 mod semaphore;
 mod shared;
+mod shared_static;
 mod sys;
 mod ticket;
 mod timed;

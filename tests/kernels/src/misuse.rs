@@ -26,7 +26,7 @@ pub unsafe extern "ptx-kernel" fn misuse_semaphore_over_release(
     *done = 1;
 }
 
-/// `Latch<Gpu>` at `latch` (1): `count_down(1)`, then `count_down(extra)`; `*done = 1` after.
+/// `Latch<Gpu>` at `latch` (1): `count_down()`, then `count_down_n(extra)`; `*done = 1` after.
 /// `extra = 1` counts below zero (a debug build traps), `extra = 0` is the control.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn misuse_latch_count_below_zero(
@@ -35,8 +35,8 @@ pub unsafe extern "ptx-kernel" fn misuse_latch_count_below_zero(
     done: *mut u32,
 ) {
     let latch = Latch::<Gpu>::from_ptr(latch);
-    latch.count_down(1);
-    latch.count_down(extra);
+    latch.count_down();
+    latch.count_down_n(extra);
     *done = 1;
 }
 
@@ -54,6 +54,6 @@ pub unsafe extern "ptx-kernel" fn misuse_barrier_in_local_memory(
         let local = Barrier::<Gpu>::new(1);
         local.arrive_and_wait();
     }
-    Latch::<Gpu>::from_ptr(latch).count_down(1);
+    Latch::<Gpu>::from_ptr(latch).count_down();
     *done = 1;
 }

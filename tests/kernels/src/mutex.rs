@@ -43,7 +43,7 @@ pub unsafe extern "ptx-kernel" fn mutex_try_lock_for_expires(
     } else {
         // Let block 0 take it first.
         ptx_sync::wait::sleep_ns(100_000);
-        *out.add(block) = match m.try_lock_for(ns) {
+        *out.add(block) = match m.try_lock_for(core::time::Duration::from_nanos(ns)) {
             Some(_) => 1,
             None => 2,
         };

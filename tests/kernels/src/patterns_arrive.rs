@@ -22,6 +22,7 @@
 //! [5] returns from a wait, [6] unused, [7] never written (keeps busy work alive).
 
 use crate::work;
+use core::time::Duration;
 use ptx_sync::wait::sleep_ns;
 #[cfg(target_feature = "sm_80")]
 use ptx_sync::BlockBarrier;
@@ -34,7 +35,7 @@ pub const NONE: u32 = u32::MAX;
 /// Peers each waiting thread checks.
 pub const PEERS: usize = 4;
 /// The timed waits' budget: far longer than any wait here takes.
-const WAIT_NS: u64 = 10_000_000_000;
+const WAIT: Duration = Duration::from_secs(10);
 
 /// What thread `g` writes in round `r` (never 0, different in every round: `r < 255`,
 /// `g < 2^24`, checked by the host).
@@ -99,8 +100,8 @@ fn flat_id() -> (u32, u32) {
 
 /// One round of the latch kernels for thread `g` (of `n`), latches at `lat` (this round's, in
 /// this thread's object space), `passed` the per-object count of returns from the wait.
-/// Arrive-and-wait shapes rotate over `arrive_and_wait` (r % 4 == 0 or 2), `count_down(1)` +
-/// `wait` (1) and `count_down(1)` + `wait_for` (3); partner shapes (`arrive != wait`) count
+/// Arrive-and-wait shapes rotate over `arrive_and_wait` (r % 4 == 0 or 2), `count_down()` +
+/// `wait` (1) and `count_down()` + `wait_for` (3); partner shapes (`arrive != wait`) count
 /// down the partner's latch, then `wait` (even rounds) or `wait_for` (odd) on their own.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -127,21 +128,21 @@ unsafe fn latch_round<S: Scope>(
     if a == w {
         match r % 4 {
             1 => {
-                latch.count_down(1);
+                latch.count_down();
                 latch.wait();
             }
             3 => {
-                latch.count_down(1);
-                c.timeouts += latch.wait_for(WAIT_NS).is_err() as u32;
+                latch.count_down();
+                c.timeouts += latch.wait_for(WAIT).is_err() as u32;
             }
             _ => latch.arrive_and_wait(),
         }
     } else {
-        Latch::<S>::from_ptr(lat.add(a as usize)).count_down(1);
+        Latch::<S>::from_ptr(lat.add(a as usize)).count_down();
         if r.is_multiple_of(2) {
             latch.wait();
         } else {
-            c.timeouts += latch.wait_for(WAIT_NS).is_err() as u32;
+            c.timeouts += latch.wait_for(WAIT).is_err() as u32;
         }
     }
     c.waits += 1;
@@ -450,7 +451,7 @@ unsafe fn wait_round<S: Scope>(
     let got = match r % 3 {
         0 => a.wait(0, Acquire),
         1 => a.wait_until(Acquire, |v| v != 0),
-        _ => match a.wait_until_for(WAIT_NS, Acquire, |v| v != 0) {
+        _ => match a.wait_until_for(WAIT, Acquire, |v| v != 0) {
             Ok(v) => v,
             Err(_) => {
                 c.timeouts += 1;

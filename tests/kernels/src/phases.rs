@@ -72,7 +72,7 @@ pub unsafe extern "ptx-kernel" fn latch_semaphore_use(
     taken: *mut u32,
 ) {
     if block::thread_x() == 0 {
-        Latch::<Gpu>::from_ptr(latch).count_down(1);
+        Latch::<Gpu>::from_ptr(latch).count_down();
         if Semaphore::<Gpu, 1024>::from_ptr(sem).try_acquire() {
             Atomic::<u32, Gpu>::from_ptr(taken).fetch_add(1, Relaxed);
         }

@@ -4,10 +4,11 @@
 //! mapped pinned memory (ptx_sync_host::sys). Every wait is bounded, so a lost unit shows as
 //! an error count instead of a hang.
 
+use core::time::Duration;
 use ptx_sync::{block, Atomic, Cta, Gpu, Latch, Ordering::*, Semaphore, Sys};
 
-/// How long a GPU wait for the host may take before it counts as an error (ns).
-const WAIT_NS: u64 = 5_000_000_000;
+/// How long a GPU wait for the host may take before it counts as an error.
+const WAIT: Duration = Duration::from_secs(5);
 
 /// u32 words per ping-pong channel: `to_gpu` at 0, `to_host` at 32, payload at 64, reply at 96.
 pub const CHANNEL: usize = 128;
@@ -33,7 +34,7 @@ pub unsafe extern "ptx-kernel" fn sys_ping_pong(buf: *mut u32, rounds: u32, stat
     let (payload, reply) = (ch.add(64), ch.add(96));
     let (mut verified, mut errors) = (0u32, 0u32);
     for r in 1..=rounds {
-        if !to_gpu.try_acquire_for(WAIT_NS) {
+        if !to_gpu.try_acquire_for(WAIT) {
             errors += 1;
             break;
         }
@@ -78,7 +79,7 @@ pub unsafe extern "ptx-kernel" fn sys_consume(buf: *mut u32, n: u32, stats: *mut
     let (input, output) = (buf.add(INPUT), buf.add(INPUT + n as usize));
     let (mut consumed, mut errors) = (0u32, 0u32);
     loop {
-        if !sem.try_acquire_for(WAIT_NS) {
+        if !sem.try_acquire_for(WAIT) {
             errors += 1;
             break;
         }
@@ -146,7 +147,7 @@ pub unsafe extern "ptx-kernel" fn sys_latch_rounds(
     }
     let mut errors = 0u32;
     for r in 1..=rounds {
-        if t == 0 && go.wait_until_for(WAIT_NS, Acquire, |v| v >= r).is_err() {
+        if t == 0 && go.wait_until_for(WAIT, Acquire, |v| v >= r).is_err() {
             errors += 1;
             stop.store(1, Relaxed);
         }
@@ -160,7 +161,7 @@ pub unsafe extern "ptx-kernel" fn sys_latch_rounds(
         block::sync();
         // Aggregated: only the round's last block (by the running total) counts down.
         if t == 0 && (aggregate == 0 || arrived.fetch_add(1, AcqRel) == r * blocks - 1) {
-            latch.count_down(1);
+            latch.count_down();
         }
     }
     if t == 0 {

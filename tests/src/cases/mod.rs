@@ -1,7 +1,10 @@
 //! The GPU test cases, one module per area; each module's `tests()` lists its cases.
 
+pub mod atomic_types;
 pub mod atomics;
 pub mod barrier;
+pub mod barrier_completion;
+pub mod bulk_copy;
 pub mod cluster;
 pub mod convergence;
 pub mod examples;
@@ -11,12 +14,14 @@ pub mod host_api;
 pub mod latch;
 pub mod message;
 pub mod misuse;
+pub mod multi_gpu;
 pub mod mutex;
 pub mod patterns_arrive;
 pub mod patterns_locks;
 pub mod phases;
 pub mod semaphore;
 pub mod shared;
+pub mod shared_static;
 pub mod sys;
 pub mod ticket;
 pub mod timed;
@@ -29,6 +34,7 @@ use crate::GpuTest;
 pub fn tests() -> Vec<GpuTest> {
     let mut all = harness::tests();
     all.extend(atomics::tests());
+    all.extend(atomic_types::tests());
     all.extend(message::tests());
     all.extend(flag::tests());
     all.extend(convergence::tests());
@@ -38,13 +44,17 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(patterns_locks::tests());
     all.extend(latch::tests());
     all.extend(barrier::tests());
+    all.extend(barrier_completion::tests());
     all.extend(patterns_arrive::tests());
     all.extend(phases::tests());
     all.extend(timed::tests());
     all.extend(misuse::tests());
     all.extend(sys::tests());
+    all.extend(multi_gpu::tests());
     all.extend(cluster::tests());
+    all.extend(bulk_copy::tests());
     all.extend(shared::tests());
+    all.extend(shared_static::tests());
     all.extend(warp_intrinsics::tests());
     all.extend(examples::tests());
     all.extend(host_api::tests());

@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 const TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the host waits for one GPU answer before calling it lost.
 const HOST_WAIT: Duration = Duration::from_secs(5);
-const HOST_WAIT_NS: u64 = 5_000_000_000;
 
 // Layouts: tests/kernels/src/sys.rs.
 const CHANNEL: usize = 128;
@@ -115,7 +114,7 @@ fn ping_pong(ctx: &Ctx) -> Result<String, String> {
                             words[base + 64 + i].store(tag(c, r, i as u32), Relaxed);
                         }
                         to_gpu.release(1);
-                        if !to_host.try_acquire_for(HOST_WAIT_NS) {
+                        if !to_host.try_acquire_for(HOST_WAIT) {
                             return Err(format!(
                                 "channel {c}: no reply to round {r} within {HOST_WAIT:?}"
                             ));
@@ -378,7 +377,7 @@ fn latch_rounds(ctx: &Ctx, aggregate: bool, how: HostWait) -> Result<String, Str
         words[ROUND_INPUT].store(input, Relaxed);
         buf.flag(GO).store(r, Release);
         let open = match how {
-            HostWait::Backoff => buf.latch(LATCH).wait_for(HOST_WAIT_NS).is_ok(),
+            HostWait::Backoff => buf.latch(LATCH).wait_for(HOST_WAIT).is_ok(),
             HostWait::Spin => how.until(buf.flag(LATCH), |v| v == 0).is_some(),
         };
         if !open {
@@ -471,7 +470,7 @@ mod tests {
         let (ticket, done) = (words.flag(TICKET), words.flag(DONE));
         let (mut consumed, mut errors) = (0, 0);
         loop {
-            if !sem.try_acquire_for(HOST_WAIT_NS) {
+            if !sem.try_acquire_for(HOST_WAIT) {
                 return (consumed, errors + 1);
             }
             let t = ticket.fetch_add(1, AcqRel);

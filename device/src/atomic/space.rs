@@ -1,0 +1,622 @@
+//! Atomics that name their state space: `atom.<sem>.<scope>.shared::cta.<op>` on a
+//! [`Shared<Atomic<T, S>>`](Shared), `atom.<sem>.<scope>.global.<op>` on a
+//! [`Global<Atomic<T, S>>`](Global), and (sm_90) `atom.<sem>.<scope>.shared::cluster.<op>` on a
+//! `ClusterShared<Atomic<T, S>>` (GPU only) in another block of the cluster.
+//!
+//! # Generic or explicit addressing
+//!
+//! [`Atomic`]'s methods take a generic address (`atom.<sem>.<scope>.<op>` with no state
+//! space), so one `Atomic<u32, Cta>` works in shared, global or mapped memory. The hardware
+//! then resolves the window the address falls in on every access: an SM executes a generic
+//! atomic as `ATOM` (it checks the shared window, then goes to shared memory or to L2), where
+//! an explicit `.shared::cta` one is `ATOMS` and an explicit `.global` one `ATOMG`/`REDG`. A
+//! `Shared` handle is also 32 bits, not 64: one register fewer per address, and address
+//! arithmetic in 32 bits. CUDA C++ gets the explicit forms when nvcc can see the space
+//! (`atomicAdd(&shared_var, 1)` is `atom.shared.add.u32`), but libcu++'s `cuda::atomic_ref`
+//! on a `__shared__` variable is generic (nvcc 13.5 emits `cvta.shared.u64` then
+//! `atom.add.relaxed.cta.u32`, `ATOM.E.ADD.STRONG.SM` in SASS). BENCHMARKS.md's `space/` rows
+//! measure both forms against CUDA C++.
+//!
+//! The explicit form is undefined on an address of the wrong space (PTX ISA, "Generic
+//! Addressing": a state-space instruction on an address outside that window is undefined),
+//! and a shared address is only meaningful in the block that made it. So the handles are
+//! raw pointers of another address space: creating one from a generic pointer
+//! ([`Shared::from_generic`], [`Global::from_generic`]) is `unsafe`, and debug builds check it
+//! there once (`isspacep.shared::cta` / `isspacep.global`, a trap with a message, as the
+//! primitives do for local memory), not on every access. [`Shared::add`],
+//! [`cast`](Shared::cast) and `at` are unchecked address arithmetic, so every access is
+//! `unsafe` too, like a `*mut T` dereference. A [`shared!`](crate::shared!) variable's
+//! handle is right by construction.
+//!
+//! # The PTX of each order
+//!
+//! The same mapping as [`Atomic`] (see [the table](crate::atomic)), with the state space after
+//! the scope: `ld.<sem>.<scope>.<space>.bN`, `st.<sem>.<scope>.<space>.bN`,
+//! `atom.<sem>.<scope>.<space>.<op>.<type>`, `red.<sem>.<scope>.<space>.<op>.<type>`; SeqCst is
+//! `fence.sc.<scope>` then the `.acquire` (load, RMW) or `.relaxed` (store, `red`) form.
+//! `<space>` is `shared::cta`, `global` or `shared::cluster`.
+//!
+//! # Scopes
+//!
+//! The PTX ISA allows every scope with every state space (ptxas accepts `.sys` on
+//! `.shared::cta`). Only the threads of one block reach its `.shared::cta` memory, so `Cta`
+//! is the scope that suffices there; a wider one is legal and costs more (on sm_90 an
+//! `atom.acquire.gpu.shared::cta` is `ATOMS` plus an L1 invalidation and a GPU-wide
+//! `MEMBAR`). Memory another block reaches through `.shared::cluster` needs `Cluster` scope
+//! to synchronize with that block's threads.
+//!
+//! # Types and operations
+//!
+//! Integers (`u32 i32 u64 i64`): `load`, `store`, `swap`, `compare_exchange`,
+//! `compare_exchange_weak`, `fetch_add`, `fetch_sub`, `fetch_and`, `fetch_or`, `fetch_xor`,
+//! `fetch_min`, `fetch_max`, `red_add`. Floats (`f32 f64`): `load`, `store`, `swap`,
+//! `compare_exchange` (bits), `fetch_add`, `fetch_sub`, `red_add`. On the host backend every
+//! handle is an ordinary pointer and the operations are [`Atomic`]'s.
+
+use super::int::backend;
+use super::Atomic;
+use crate::order;
+use crate::scope::Scope;
+use crate::shared::Shared;
+use core::marker::PhantomData;
+use core::sync::atomic::Ordering;
+
+/// A `T` in global memory, addressed in the `.global` window (on the host backend: an
+/// ordinary pointer). A raw pointer of that space: creating one from a generic pointer is
+/// `unsafe`, and so is every access through it.
+///
+/// ```
+/// use ptx_sync::{Atomic, Global, Gpu, Ordering::*};
+///
+/// let mut words = [0u32; 2];
+/// // A kernel gets such a pointer as an argument (cudaMalloc'd memory).
+/// let g = unsafe { Global::<Atomic<u32, Gpu>>::from_generic(words.as_mut_ptr().cast()) };
+/// unsafe {
+///     g.add(1).fetch_add(5, Relaxed); // atom.relaxed.gpu.global.add.u32
+///     assert_eq!(g.add(1).load(Acquire), 5); // ld.acquire.gpu.global.b32
+/// }
+/// assert_eq!(words, [0, 5]);
+/// ```
+#[derive(Debug)]
+pub struct Global<T> {
+    #[cfg(target_arch = "nvptx64")]
+    addr: u64,
+    #[cfg(not(target_arch = "nvptx64"))]
+    ptr: *mut T,
+    _t: PhantomData<*mut T>,
+}
+
+impl<T> Clone for Global<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Global<T> {}
+
+#[cfg(target_arch = "nvptx64")]
+const NOT_GLOBAL: &core::ffi::CStr =
+    c"ptx-sync: Global::from_generic: the pointer is not in global memory\n";
+
+impl<T> Global<T> {
+    /// The global location a generic pointer points to (a kernel's pointer argument, device
+    /// memory the host allocated).
+    ///
+    /// PTX: `cvta.to.global.u64` (ptxas folds it: the global window is where generic
+    /// addresses of global memory point). Debug builds first test the pointer with
+    /// `isspacep.global` and trap with a message when it is not global memory (shared or
+    /// local memory, a null pointer). On the host backend: the pointer itself.
+    ///
+    /// # Safety
+    /// `p` points into global memory (device memory or mapped host memory).
+    #[inline(always)]
+    pub unsafe fn from_generic(p: *mut T) -> Global<T> {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            if cfg!(debug_assertions) && !in_space(p as *const u8, SpaceKind::Global) {
+                crate::debug_trap(NOT_GLOBAL);
+            }
+            let a: u64;
+            // SAFETY: computes an address; reads no memory (`readonly`: the operand is a
+            // pointer, only converted).
+            unsafe {
+                core::arch::asm!("cvta.to.global.u64 {a}, {p};", a = out(reg64) a, p = in(reg64) p,
+                                 options(nostack, readonly, pure))
+            };
+            Global {
+                addr: a,
+                _t: PhantomData,
+            }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        Global {
+            ptr: p,
+            _t: PhantomData,
+        }
+    }
+
+    /// The location `n` elements further on (no check that it stays in bounds), as
+    /// `pointer::wrapping_add`.
+    #[allow(clippy::should_implement_trait)] // named after `pointer::add`, not `ops::Add`
+    #[inline(always)]
+    pub fn add(self, n: usize) -> Global<T> {
+        Global {
+            #[cfg(target_arch = "nvptx64")]
+            addr: self
+                .addr
+                .wrapping_add((n * core::mem::size_of::<T>()) as u64),
+            #[cfg(not(target_arch = "nvptx64"))]
+            ptr: self.ptr.wrapping_add(n),
+            _t: PhantomData,
+        }
+    }
+
+    /// The same address as a `U` (no check of `U`'s alignment).
+    #[inline(always)]
+    pub fn cast<U>(self) -> Global<U> {
+        Global {
+            #[cfg(target_arch = "nvptx64")]
+            addr: self.addr,
+            #[cfg(not(target_arch = "nvptx64"))]
+            ptr: self.ptr.cast(),
+            _t: PhantomData,
+        }
+    }
+
+    /// The `.global` address. GPU only.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn address(self) -> u64 {
+        self.addr
+    }
+
+    /// The same location as a generic pointer.
+    ///
+    /// PTX: `cvta.global.u64`. On the host backend: the pointer.
+    #[inline(always)]
+    pub fn generic(self) -> *mut T {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let p: u64;
+            // SAFETY: computes an address; reads no memory.
+            unsafe {
+                core::arch::asm!("cvta.global.u64 {p}, {a};", p = out(reg64) p, a = in(reg64) self.addr,
+                                 options(nostack, nomem, pure))
+            };
+            p as *mut T
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.ptr
+    }
+}
+
+/// A `T` in the shared memory of some block of this cluster, addressed in the
+/// `.shared::cluster` window (distributed shared memory; sm_90, GPU only). Made with
+/// [`Shared::map`]. A raw pointer: every access is `unsafe`.
+///
+/// The owning block must still be running while others access its shared memory (have every
+/// block of the cluster `cluster::sync()` before it exits), as for `cluster::map_shared`.
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+#[derive(Debug)]
+pub struct ClusterShared<T> {
+    addr: u32,
+    _t: PhantomData<*mut T>,
+}
+
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+impl<T> Clone for ClusterShared<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+impl<T> Copy for ClusterShared<T> {}
+
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+impl<T> Shared<T> {
+    /// The same variable in the shared memory of block `rank` of this cluster (sm_90, GPU
+    /// only; `rank` < `cluster::block_count()`): `cluster.map_shared_rank(&x, rank)` of CUDA
+    /// C++, as a `.shared::cluster` address. A `.shared::cta` address is also a
+    /// `.shared::cluster` address of this block (PTX ISA, "Shared memory window"), and `mapa`
+    /// moves it to block `rank`.
+    ///
+    /// PTX: `mapa.shared::cluster.u32 d, a, rank;`
+    #[inline(always)]
+    pub fn map(self, rank: u32) -> ClusterShared<T> {
+        let addr: u32;
+        // SAFETY: computes an address; reads no memory.
+        unsafe {
+            core::arch::asm!("mapa.shared::cluster.u32 {d}, {a}, {r};", d = out(reg32) addr,
+                             a = in(reg32) self.address(), r = in(reg32) rank,
+                             options(nostack, nomem, pure))
+        };
+        ClusterShared {
+            addr,
+            _t: PhantomData,
+        }
+    }
+}
+
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+impl<T> ClusterShared<T> {
+    /// The location `n` elements further on (no check that it stays in bounds).
+    #[allow(clippy::should_implement_trait)] // named after `pointer::add`, not `ops::Add`
+    #[inline(always)]
+    pub fn add(self, n: usize) -> ClusterShared<T> {
+        ClusterShared {
+            addr: self
+                .addr
+                .wrapping_add((n * core::mem::size_of::<T>()) as u32),
+            _t: PhantomData,
+        }
+    }
+
+    /// The same address as a `U` (no check of `U`'s alignment).
+    #[inline(always)]
+    pub fn cast<U>(self) -> ClusterShared<U> {
+        ClusterShared {
+            addr: self.addr,
+            _t: PhantomData,
+        }
+    }
+
+    /// The `.shared::cluster` address.
+    #[inline(always)]
+    pub fn address(self) -> u32 {
+        self.addr
+    }
+
+    /// The same location as a generic pointer.
+    ///
+    /// PTX: `cvta.shared::cluster.u64`.
+    #[inline(always)]
+    pub fn generic(self) -> *mut T {
+        let p: u64;
+        // SAFETY: computes an address; reads no memory.
+        unsafe {
+            core::arch::asm!("cvt.u64.u32 {p}, {a};\n\tcvta.shared::cluster.u64 {p}, {p};",
+                             p = out(reg64) p, a = in(reg32) self.addr,
+                             options(nostack, nomem, pure))
+        };
+        p as *mut T
+    }
+}
+
+/// The windows [`in_space`] tests.
+#[cfg(target_arch = "nvptx64")]
+#[derive(Clone, Copy)]
+pub(crate) enum SpaceKind {
+    SharedCta,
+    Global,
+}
+
+/// Whether a generic address is in `space` (`isspacep.shared::cta` / `isspacep.global`).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub(crate) fn in_space(p: *const u8, space: SpaceKind) -> bool {
+    let r: u32;
+    // SAFETY: tests an address; reads no memory.
+    unsafe {
+        match space {
+            SpaceKind::SharedCta => core::arch::asm!(
+                "{{ .reg .pred %p; isspacep.shared::cta %p, {a}; selp.u32 {r}, 1, 0, %p; }}",
+                a = in(reg64) p as u64, r = out(reg32) r, options(pure, nomem, nostack)),
+            SpaceKind::Global => core::arch::asm!(
+                "{{ .reg .pred %p; isspacep.global %p, {a}; selp.u32 {r}, 1, 0, %p; }}",
+                a = in(reg64) p as u64, r = out(reg32) r, options(pure, nomem, nostack)),
+        }
+    };
+    r != 0
+}
+
+// The leaves: one `asm!` per (instruction, `.sem`, `.scope`, space, type), called by the
+// `with_*_sem!` macros of atomic/ptx.rs, which prepend the `.sem` and the scope. `$areg` is
+// the address's register class: `reg32` for the shared windows, `reg64` for `.global`.
+
+/// `ld.<sem>.<scope>.<space>.<ty> r, [a];`
+#[cfg(target_arch = "nvptx64")]
+macro_rules! space_ld {
+    ($scope:literal, $sem:literal, $space:literal, $ty:literal, $reg:ident, $rt:ty, $areg:ident, $a:expr) => {{
+        let r: $rt;
+        core::arch::asm!(
+            concat!("ld.", $sem, ".", $scope, ".", $space, ".", $ty, " {r}, [{a}];"),
+            a = in($areg) $a, r = out($reg) r, options(nostack));
+        r
+    }};
+}
+
+/// `st.<sem>.<scope>.<space>.<ty> [a], v;`
+#[cfg(target_arch = "nvptx64")]
+macro_rules! space_st {
+    ($scope:literal, $sem:literal, $space:literal, $ty:literal, $reg:ident, $areg:ident, $a:expr, $v:expr) => {
+        core::arch::asm!(
+            concat!("st.", $sem, ".", $scope, ".", $space, ".", $ty, " [{a}], {v};"),
+            a = in($areg) $a, v = in($reg) $v, options(nostack))
+    };
+}
+
+/// `atom.<sem>.<scope>.<space>.<op>.<ty> r, [a], v;`
+#[cfg(target_arch = "nvptx64")]
+macro_rules! space_atom {
+    ($scope:literal, $sem:literal, $space:literal, $op:literal, $ty:literal, $reg:ident, $rt:ty, $areg:ident, $a:expr, $v:expr) => {{
+        let r: $rt;
+        core::arch::asm!(
+            concat!("atom.", $sem, ".", $scope, ".", $space, ".", $op, ".", $ty, " {r}, [{a}], {v};"),
+            a = in($areg) $a, v = in($reg) $v, r = out($reg) r, options(nostack));
+        r
+    }};
+}
+
+/// `atom.<sem>.<scope>.<space>.cas.<ty> r, [a], current, new;`
+#[cfg(target_arch = "nvptx64")]
+macro_rules! space_cas {
+    ($scope:literal, $sem:literal, $space:literal, $ty:literal, $reg:ident, $rt:ty, $areg:ident, $a:expr, $c:expr, $n:expr) => {{
+        let r: $rt;
+        core::arch::asm!(
+            concat!("atom.", $sem, ".", $scope, ".", $space, ".cas.", $ty, " {r}, [{a}], {c}, {n};"),
+            a = in($areg) $a, c = in($reg) $c, n = in($reg) $n, r = out($reg) r,
+            options(nostack));
+        r
+    }};
+}
+
+/// `red.<sem>.<scope>.<space>.<op>.<ty> [a], v;`
+#[cfg(target_arch = "nvptx64")]
+macro_rules! space_red {
+    ($scope:literal, $sem:literal, $space:literal, $op:literal, $ty:literal, $reg:ident, $areg:ident, $a:expr, $v:expr) => {
+        core::arch::asm!(
+            concat!("red.", $sem, ".", $scope, ".", $space, ".", $op, ".", $ty, " [{a}], {v};"),
+            a = in($areg) $a, v = in($reg) $v, options(nostack))
+    };
+}
+
+/// The host backend's view of a handle: the `Atomic` it points to, whose methods are the
+/// host implementation.
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! host_atomic {
+    ($self:ident) => {
+        // SAFETY: the caller's contract of every handle method (a live, aligned atomic).
+        unsafe { &*$self.generic() }
+    };
+}
+
+/// The shared part of every handle x type: loads, stores, swap and compare-exchange on the
+/// bits (`$b`), `fetch_add`/`fetch_sub`/`red_add` with the add type (`$add`). `$space` is the
+/// PTX state space, `$areg` the address register class; `$doc` is the doc example's setup,
+/// which binds `a`, a handle holding `$one`.
+macro_rules! space_common {
+    ($H:ident, $space:literal, $areg:ident, $t:ident, $bits:ident, $reg:ident, $b:literal,
+     $add:literal, $one:literal, $two:literal, $doc:ident) => {
+        #[doc = concat!("Loads the value. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).\n\n",
+            "PTX: `ld.<sem>.<scope>.", $space, ".", $b, "`; SeqCst adds a leading `fence.sc.<scope>`.\n\n",
+            "# Safety\nThe handle points at a live, aligned `Atomic<", stringify!($t), ", S>` in its space, ",
+            "which every concurrent access reaches atomically.\n\n",
+            "```\n", $doc!($t, $one), "assert_eq!(unsafe { a.load(Acquire) }, ", $one, ");\n```")]
+        #[inline(always)]
+        #[track_caller]
+        pub unsafe fn load(self, order: Ordering) -> $t {
+            let sem = order::load(order);
+            backend!(gpu: $t::from_bits(with_load_sem!(S, sem; space_ld!($space, $b, $reg, $bits, $areg, self.address()))),
+                     host: { let _ = sem; host_atomic!(self).load(order) })
+        }
+
+        #[doc = concat!("Stores `val`. Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic).\n\n",
+            "PTX: `st.<sem>.<scope>.", $space, ".", $b, "`; SeqCst is `fence.sc.<scope>` + `st.relaxed`.\n\n",
+            "# Safety\nAs [`load`](Self::load).\n\n",
+            "```\n", $doc!($t, $one), "unsafe { a.store(", $two, ", Release) };\n",
+            "assert_eq!(unsafe { a.load(Relaxed) }, ", $two, ");\n```")]
+        #[inline(always)]
+        #[track_caller]
+        pub unsafe fn store(self, val: $t, order: Ordering) {
+            let sem = order::store(order);
+            backend!(gpu: with_store_sem!(S, sem; space_st!($space, $b, $reg, $areg, self.address(), val.to_bits())),
+                     host: { let _ = sem; host_atomic!(self).store(val, order) })
+        }
+
+        #[doc = concat!("Stores `val` and returns the previous value. Every order.\n\n",
+            "PTX: `atom.<sem>.<scope>.", $space, ".exch.", $b, "`.\n\n# Safety\nAs [`load`](Self::load).")]
+        #[inline(always)]
+        pub unsafe fn swap(self, val: $t, order: Ordering) -> $t {
+            let sem = order::rmw(order);
+            backend!(gpu: $t::from_bits(with_rmw_sem!(S, sem; space_atom!($space, "exch", $b, $reg, $bits, $areg, self.address(), val.to_bits()))),
+                     host: { let _ = sem; host_atomic!(self).swap(val, order) })
+        }
+
+        #[doc = concat!("Stores `new` if the value is `current` (comparing bits); returns `Ok(previous)` ",
+            "if it did, `Err(actual)` if not. `failure` cannot be Release or AcqRel; the two orders ",
+            "merge into one `.sem`, as [`Atomic::compare_exchange`] documents.\n\n",
+            "PTX: `atom.<sem>.<scope>.", $space, ".cas.", $b, "`.\n\n# Safety\nAs [`load`](Self::load).\n\n",
+            "```\n", $doc!($t, $one), "assert_eq!(unsafe { a.compare_exchange(", $one, ", ", $two, ", AcqRel, Acquire) }, Ok(", $one, "));\n",
+            "assert_eq!(unsafe { a.compare_exchange(", $one, ", ", $two, ", AcqRel, Acquire) }, Err(", $two, "));\n```")]
+        #[inline(always)]
+        #[track_caller]
+        pub unsafe fn compare_exchange(self, current: $t, new: $t, success: Ordering, failure: Ordering)
+            -> Result<$t, $t>
+        {
+            let sem = order::compare_exchange(success, failure);
+            let prev: $bits = backend!(
+                gpu: with_rmw_sem!(S, sem; space_cas!($space, $b, $reg, $bits, $areg, self.address(), current.to_bits(), new.to_bits())),
+                host: { let _ = sem;
+                        match host_atomic!(self).compare_exchange(current, new, success, failure) {
+                            Ok(v) | Err(v) => v.to_bits() } });
+            if prev == current.to_bits() { Ok($t::from_bits(prev)) } else { Err($t::from_bits(prev)) }
+        }
+
+        /// Same as [`compare_exchange`](Self::compare_exchange) (PTX `atom.cas` never fails
+        /// spuriously).
+        ///
+        /// # Safety
+        /// As [`load`](Self::load).
+        #[inline(always)]
+        #[track_caller]
+        pub unsafe fn compare_exchange_weak(self, current: $t, new: $t, success: Ordering, failure: Ordering)
+            -> Result<$t, $t>
+        {
+            // SAFETY: the caller's contract.
+            unsafe { self.compare_exchange(current, new, success, failure) }
+        }
+
+        #[doc = concat!("Adds `val` and returns the previous value. Every order.\n\n",
+            "PTX: `atom.<sem>.<scope>.", $space, ".add.", $add, "`.\n\n# Safety\nAs [`load`](Self::load).\n\n",
+            "```\n", $doc!($t, $one), "assert_eq!(unsafe { a.fetch_add(", $one, ", Relaxed) }, ", $one, ");\n",
+            "assert_eq!(unsafe { a.load(Relaxed) }, ", $two, ");\n```")]
+        #[inline(always)]
+        pub unsafe fn fetch_add(self, val: $t, order: Ordering) -> $t {
+            let sem = order::rmw(order);
+            backend!(gpu: $t::from_bits(with_rmw_sem!(S, sem; space_atom!($space, "add", $add, $reg, $bits, $areg, self.address(), val.to_bits()))),
+                     host: { let _ = sem; host_atomic!(self).fetch_add(val, order) })
+        }
+
+        #[doc = concat!("Subtracts `val` and returns the previous value. Every order.\n\n",
+            "PTX has no `atom.sub`: `atom.<sem>.<scope>.", $space, ".add.", $add, "` of the negated operand.\n\n",
+            "# Safety\nAs [`load`](Self::load).")]
+        #[inline(always)]
+        pub unsafe fn fetch_sub(self, val: $t, order: Ordering) -> $t {
+            let sem = order::rmw(order);
+            backend!(gpu: $t::from_bits(with_rmw_sem!(S, sem; space_atom!($space, "add", $add, $reg, $bits, $areg, self.address(), space_neg!($t, val).to_bits()))),
+                     host: { let _ = sem; host_atomic!(self).fetch_sub(val, order) })
+        }
+
+        #[doc = concat!("Adds `val` without returning anything (a reduction). Orders: Relaxed, Release, SeqCst.\n\n",
+            "PTX: `red.<sem>.<scope>.", $space, ".add.", $add, "`; SeqCst is `fence.sc.<scope>` + `red.relaxed`.\n\n",
+            "# Safety\nAs [`load`](Self::load).")]
+        #[inline(always)]
+        #[track_caller]
+        pub unsafe fn red_add(self, val: $t, order: Ordering) {
+            let sem = order::store(order);
+            backend!(gpu: with_store_sem!(S, sem; space_red!($space, "add", $add, $reg, $areg, self.address(), val.to_bits())),
+                     host: { let _ = sem; host_atomic!(self).fetch_add(val, order); })
+        }
+    };
+}
+
+/// `-val` of a float, `wrapping_neg` of an integer: what `fetch_sub` adds.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! space_neg {
+    (f32, $v:expr) => {
+        -$v
+    };
+    (f64, $v:expr) => {
+        -$v
+    };
+    ($t:ident, $v:expr) => {
+        $v.wrapping_neg()
+    };
+}
+
+/// An integer's own bits (for the shared `to_bits`/`from_bits` calls of `space_common!`).
+trait Bits: Sized {
+    type B;
+    fn to_bits(self) -> Self::B;
+    fn from_bits(b: Self::B) -> Self;
+}
+macro_rules! int_bits {
+    ($($t:ident => $b:ident),*) => {$(
+        impl Bits for $t {
+            type B = $b;
+            #[inline(always)]
+            fn to_bits(self) -> $b { self as $b }
+            #[inline(always)]
+            fn from_bits(b: $b) -> $t { b as $t }
+        }
+    )*};
+}
+int_bits!(u32 => u32, i32 => u32, u64 => u64, i64 => u64);
+
+/// One handle's operations for every type.
+macro_rules! space_handle {
+    ($H:ident, $space:literal, $areg:ident, $doc:ident) => {
+        space_handle!(@int $H, $space, $areg, $doc, u32, u32, reg32, "b32", "u32", "u32");
+        space_handle!(@int $H, $space, $areg, $doc, i32, u32, reg32, "b32", "s32", "s32");
+        space_handle!(@int $H, $space, $areg, $doc, u64, u64, reg64, "b64", "u64", "u64");
+        // PTX has no `atom.add.s64`: two's-complement addition is the `.u64` one.
+        space_handle!(@int $H, $space, $areg, $doc, i64, u64, reg64, "b64", "u64", "s64");
+        space_handle!(@float $H, $space, $areg, $doc, f32, u32, reg32, "b32", "f32");
+        space_handle!(@float $H, $space, $areg, $doc, f64, u64, reg64, "b64", "f64");
+    };
+
+    (@int $H:ident, $space:literal, $areg:ident, $doc:ident, $t:ident, $bits:ident, $reg:ident,
+     $b:literal, $add:literal, $mm:literal) => {
+        impl<S: Scope> $H<Atomic<$t, S>> {
+            space_common!($H, $space, $areg, $t, $bits, $reg, $b, $add, "7", "14", $doc);
+            space_handle!(@rmw $t, $bits, $reg, $space, $areg, $b, fetch_and, "and", "Bitwise AND");
+            space_handle!(@rmw $t, $bits, $reg, $space, $areg, $b, fetch_or, "or", "Bitwise OR");
+            space_handle!(@rmw $t, $bits, $reg, $space, $areg, $b, fetch_xor, "xor", "Bitwise XOR");
+            space_handle!(@rmw $t, $bits, $reg, $space, $areg, $mm, fetch_min, "min", "Minimum");
+            space_handle!(@rmw $t, $bits, $reg, $space, $areg, $mm, fetch_max, "max", "Maximum");
+        }
+    };
+
+    (@float $H:ident, $space:literal, $areg:ident, $doc:ident, $t:ident, $bits:ident, $reg:ident,
+     $b:literal, $add:literal) => {
+        impl<S: Scope> $H<Atomic<$t, S>> {
+            space_common!($H, $space, $areg, $t, $bits, $reg, $b, $add, "1.5", "3.0", $doc);
+        }
+    };
+
+    (@rmw $t:ident, $bits:ident, $reg:ident, $space:literal, $areg:ident, $ty:literal, $name:ident,
+     $op:literal, $what:literal) => {
+        #[doc = concat!($what, " with `val`; returns the previous value. Every order.\n\n",
+            "PTX: `atom.<sem>.<scope>.", $space, ".", $op, ".", $ty, "`.\n\n# Safety\nAs [`load`](Self::load).")]
+        #[inline(always)]
+        pub unsafe fn $name(self, val: $t, order: Ordering) -> $t {
+            let sem = order::rmw(order);
+            backend!(gpu: $t::from_bits(with_rmw_sem!(S, sem; space_atom!($space, $op, $ty, $reg, $bits, $areg, self.address(), val.to_bits()))),
+                     host: { let _ = sem; host_atomic!(self).$name(val, order) })
+        }
+    };
+}
+
+/// The doc examples' setup for a `Shared` handle: a `shared!` variable.
+macro_rules! shared_doc {
+    ($t:ident, $v:literal) => {
+        concat!(
+            "use ptx_sync::{shared, Atomic, Cta, Ordering::*};\n",
+            "shared! { static A: Atomic<",
+            stringify!($t),
+            ", Cta>; }\n",
+            "// One thread initializes it (then `block::sync()` on the GPU).\n",
+            "unsafe { A.as_ptr().write(Atomic::new(",
+            $v,
+            ")) };\n",
+            "let a = A.shared();\n"
+        )
+    };
+}
+
+/// The doc examples' setup for a `Global` handle: memory a kernel gets as an argument.
+macro_rules! global_doc {
+    ($t:ident, $v:literal) => {
+        concat!(
+            "use ptx_sync::{Atomic, Global, Gpu, Ordering::*};\n",
+            "let mut word: Atomic<",
+            stringify!($t),
+            ", Gpu> = Atomic::new(",
+            $v,
+            ");\n",
+            "let a = unsafe { Global::from_generic(&mut word as *mut Atomic<",
+            stringify!($t),
+            ", Gpu>) };\n"
+        )
+    };
+}
+
+space_handle!(Shared, "shared::cta", reg32, shared_doc);
+space_handle!(Global, "global", reg64, global_doc);
+
+/// The doc examples' setup for a `ClusterShared` handle (GPU-only: never run as a doctest).
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+macro_rules! cluster_doc {
+    ($t:ident, $v:literal) => {
+        concat!(
+            "use ptx_sync::{shared, Atomic, Cluster, Ordering::*};\n",
+            "shared! { static A: Atomic<",
+            stringify!($t),
+            ", Cluster>; }\n",
+            "// Block 0 of the cluster initializes its own, then `cluster::sync()`.\n",
+            "let a = A.shared().map(0); // block 0's variable\n"
+        )
+    };
+}
+
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+space_handle!(ClusterShared, "shared::cluster", reg32, cluster_doc);

@@ -1,0 +1,147 @@
+//! Transaction counts on [`BlockBarrier`] (sm_90): what `cuda::device::barrier_expect_tx` and
+//! `barrier_arrive_tx` do for a `cuda::barrier<thread_scope_block>`.
+//!
+//! From sm_90 an `mbarrier` also counts bytes of asynchronous copies, its *tx-count* (PTX ISA,
+//! "Tracking asynchronous operations by the mbarrier object"). A phase completes when its
+//! pending arrivals AND its tx-count have both reached zero ("Phase completion of the mbarrier
+//! object"): `expect_tx(n)` raises the tx-count by `n`, and every
+//! [`bulk::copy_global_to_shared`](crate::bulk::copy_global_to_shared) into the barrier
+//! lowers it by the bytes it copied once they have landed (its *complete-tx*). So a thread that
+//! announces the bytes of the copies before (or in the same instruction as) its own arrival
+//! holds the phase open until the data is there, and a wait that returns has seen it.
+//!
+//! The tx-count lies in `-(2^20 - 1) ..= 2^20 - 1`, so the bytes announced for one phase stay
+//! below 1 MiB (debug builds trap on a single larger count). The order of `expect_tx` and the
+//! copies within a phase does not matter (the count may go negative meanwhile); what matters
+//! is that it happens before the announcing thread's arrival, because the phase can complete
+//! at that arrival.
+
+use super::{BlockBarrier, BlockToken};
+
+/// The largest tx-count an `mbarrier` holds (PTX ISA, "Contents of the mbarrier object").
+pub(crate) const MAX_TX_COUNT: u32 = (1 << 20) - 1;
+
+const TOO_MANY: &core::ffi::CStr =
+    c"ptx-sync: BlockBarrier transaction count above 2^20 - 1 bytes (the mbarrier's tx-count range)\n";
+
+impl BlockBarrier {
+    /// Expects `bytes` more bytes of asynchronous copies in the current phase: the phase does
+    /// not complete until copies into this barrier have delivered them. Does not arrive.
+    ///
+    /// `bytes` is at most 2^20 - 1 (debug builds trap above). Relaxed: it orders no memory
+    /// (the arrival that follows it releases, the wait acquires). sm_90, GPU only.
+    ///
+    /// PTX: `mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [s], bytes;` (libcu++'s
+    /// `barrier_expect_tx`).
+    ///
+    /// ```ignore
+    /// // One thread announces two copies, then arrives like everyone else.
+    /// if block::thread_rank() == 0 {
+    ///     bar.expect_tx(2 * 4096);
+    ///     unsafe { bulk::copy_global_to_shared(a, src, 4096, bar) };
+    ///     unsafe { bulk::copy_global_to_shared(b, src.add(4096), 4096, bar) };
+    /// }
+    /// bar.wait(bar.arrive());
+    /// ```
+    #[inline(always)]
+    pub fn expect_tx(&self, bytes: u32) {
+        if cfg!(debug_assertions) && bytes > MAX_TX_COUNT {
+            crate::debug_trap(TOO_MANY);
+        }
+        // SAFETY: `self` is in this block's shared memory (`from_ptr`'s contract). Not
+        // `nomem`: the count must stay between the copies and the arrival it belongs to.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; \
+                 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [s], {n}; }}",
+                p = in(reg64) self.state.get(), n = in(reg32) bytes, options(nostack))
+        }
+    }
+
+    /// Expects `bytes` more bytes of asynchronous copies and arrives, in one instruction (an
+    /// *expect-tx* then an *arrive-on* of count 1); returns the phase's token, as
+    /// [`arrive`](BlockBarrier::arrive). What the thread that issues a phase's copies calls
+    /// instead of `arrive`.
+    ///
+    /// `bytes` is at most 2^20 - 1 (debug builds trap above). Release at `.cta`, as `arrive`:
+    /// the thread's writes before it are visible to the threads whose wait on this phase
+    /// returns. sm_90, GPU only.
+    ///
+    /// PTX: `mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [s], bytes;`
+    /// (libcu++'s `barrier_arrive_tx(bar, 1, bytes)`).
+    ///
+    /// ```ignore
+    /// // `buf` is a `Shared<u32>` of 1024 words, `src` a 16-byte aligned global pointer.
+    /// let token = if block::thread_rank() == 0 {
+    ///     unsafe { bulk::copy_global_to_shared(buf, src, 4096, bar) };
+    ///     bar.arrive_expect_tx(4096)
+    /// } else {
+    ///     bar.arrive()
+    /// };
+    /// bar.wait(token); // the 4096 bytes are in `buf`
+    /// ```
+    #[inline(always)]
+    pub fn arrive_expect_tx(&self, bytes: u32) -> BlockToken {
+        if cfg!(debug_assertions) && bytes > MAX_TX_COUNT {
+            crate::debug_trap(TOO_MANY);
+        }
+        let t: u64;
+        // SAFETY: as in `expect_tx`.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; \
+                 mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 {t}, [s], {n}; }}",
+                p = in(reg64) self.state.get(), n = in(reg32) bytes, t = out(reg64) t,
+                options(nostack))
+        }
+        BlockToken(t)
+    }
+
+    /// Counts `bytes` of the current phase's expected transactions as done without a copy
+    /// (a *complete-tx*): the phase completes once its arrivals are in and its tx-count is
+    /// zero. For bytes that were announced but will not come (a copy the thread decided not to
+    /// issue); over-completing makes the count negative and holds the phase open.
+    ///
+    /// `bytes` is at most 2^20 - 1 (debug builds trap above). Relaxed: it orders no memory.
+    /// sm_90, GPU only.
+    ///
+    /// PTX: `mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [s], bytes;`.
+    ///
+    /// ```ignore
+    /// // Thread 0 announced 4096 bytes, then found that it has nothing to copy.
+    /// if block::thread_rank() == 0 {
+    ///     bar.expect_tx(4096);
+    ///     if n == 0 {
+    ///         bar.complete_tx(4096);
+    ///     } else {
+    ///         unsafe { bulk::copy_global_to_shared(buf, src, 4096, bar) };
+    ///     }
+    /// }
+    /// bar.wait(bar.arrive());
+    /// ```
+    #[inline(always)]
+    pub fn complete_tx(&self, bytes: u32) {
+        if cfg!(debug_assertions) && bytes > MAX_TX_COUNT {
+            crate::debug_trap(TOO_MANY);
+        }
+        // SAFETY: as in `expect_tx`.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; \
+                 mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [s], {n}; }}",
+                p = in(reg64) self.state.get(), n = in(reg32) bytes, options(nostack))
+        }
+    }
+
+    /// The barrier's `.shared` address (for the instructions that name it by that address).
+    #[inline(always)]
+    pub(crate) fn shared_address(&self) -> u32 {
+        let a: u64;
+        // SAFETY: computes an address; reads no memory.
+        unsafe {
+            core::arch::asm!("cvta.to.shared.u64 {a}, {p};", a = out(reg64) a,
+                             p = in(reg64) self.state.get(), options(nostack, readonly, pure))
+        };
+        a as u32
+    }
+}

@@ -1,0 +1,169 @@
+//! Bulk asynchronous copies (sm_90, GPU only): the copy engine (TMA) moves a block of global
+//! memory into this block's shared memory while the threads go on, and signals a
+//! [`BlockBarrier`] with the bytes it delivered, as libcu++'s `cuda::device::memcpy_async_tx`.
+//!
+//! The pattern: one thread issues the copies of a phase and announces their bytes with
+//! [`BlockBarrier::arrive_expect_tx`] (or [`BlockBarrier::expect_tx`] before its arrival); the
+//! other threads arrive; everyone waits on the phase. The phase completes only when all
+//! arrivals are in AND the copies have delivered every announced byte (the barrier's
+//! tx-count), so a wait that returns sees the data.
+//!
+//! ```ignore
+//! let smem = Shared::dynamic();
+//! let bar = unsafe { BlockBarrier::from_ptr(smem.generic().cast()) };
+//! let buf = smem.add(16).cast::<u32>(); // 16-byte aligned, after the barrier
+//! if block::thread_rank() == 0 { bar.init(block::dim_x()); }
+//! block::sync();
+//! let token = if block::thread_rank() == 0 {
+//!     unsafe { bulk::copy_global_to_shared(buf, src, 4096, bar) }; // src: *const u32, global
+//!     bar.arrive_expect_tx(4096)
+//! } else {
+//!     bar.arrive()
+//! };
+//! bar.wait(token);
+//! let x = unsafe { buf.add(block::thread_rank() as usize).read() };
+//! ```
+//!
+//! # Proxies: when a fence is needed
+//!
+//! Bulk copies run in the *async proxy*; the threads' own loads and stores in the *generic
+//! proxy*. The PTX ISA ("Async proxy", "Memory consistency model: proxies") asks for a
+//! cross-proxy fence between accesses to the same memory through different proxies:
+//!
+//! - Copy, then threads read: no fence. The completion of a bulk copy is followed by an
+//!   implicit generic-async proxy fence, so the data is visible to every thread whose wait on
+//!   the barrier phase returned.
+//! - Threads write, then a copy reads or overwrites the same bytes (shared memory a copy
+//!   will fill again, or a global source the kernel itself wrote): every writing thread runs
+//!   [`fence_proxy_async_shared`] (shared memory) or [`fence_proxy_async`] (any state space)
+//!   after its writes, and the thread that issues the copy is ordered after those fences
+//!   (`block::sync()`), as CUTLASS does before a TMA store (`fence_view_async_shared`).
+//!   Without it the generic write may land after the copy's data.
+//! - Memory the host wrote before the launch needs nothing.
+
+use crate::shared::Shared;
+use crate::BlockBarrier;
+
+const SIZE: &core::ffi::CStr =
+    c"ptx-sync: bulk::copy_global_to_shared: bytes must be a positive multiple of 16\n";
+const DST_ALIGN: &core::ffi::CStr =
+    c"ptx-sync: bulk::copy_global_to_shared: dst is not 16-byte aligned\n";
+const SRC_ALIGN: &core::ffi::CStr =
+    c"ptx-sync: bulk::copy_global_to_shared: src is not 16-byte aligned\n";
+const SRC_SPACE: &core::ffi::CStr =
+    c"ptx-sync: bulk::copy_global_to_shared: src is not in global memory\n";
+const BAR_SPACE: &core::ffi::CStr =
+    c"ptx-sync: bulk::copy_global_to_shared: the barrier is not in this block's shared memory\n";
+
+/// Whether a generic address is in the `.global` window (`isspacep.global`).
+#[inline(always)]
+fn is_global(p: *const u8) -> bool {
+    let r: u32;
+    // SAFETY: tests an address; reads no memory.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred %p; isspacep.global %p, {a}; selp.u32 {r}, 1, 0, %p; }}",
+            a = in(reg64) p as u64, r = out(reg32) r, options(pure, nomem, nostack))
+    };
+    r != 0
+}
+
+/// Whether a generic address is in this block's `.shared::cta` window (`isspacep.shared::cta`).
+#[inline(always)]
+fn is_shared(p: *const u8) -> bool {
+    let r: u32;
+    // SAFETY: tests an address; reads no memory.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred %p; isspacep.shared::cta %p, {a}; selp.u32 {r}, 1, 0, %p; }}",
+            a = in(reg64) p as u64, r = out(reg32) r, options(pure, nomem, nostack))
+    };
+    r != 0
+}
+
+/// Starts an asynchronous copy of `bytes` bytes from global memory at `src` to this block's
+/// shared memory at `dst`, and returns at once. When the bytes have landed, the copy engine
+/// counts them as done on `barrier`'s current phase (a *complete-tx* of `bytes`), so some
+/// thread must announce them on that phase with [`BlockBarrier::expect_tx`] or
+/// [`BlockBarrier::arrive_expect_tx`] before it arrives; otherwise the phase's tx-count goes
+/// negative and the phase never completes. Read `dst` only after a wait on that phase has
+/// returned. sm_90, GPU only (libcu++: `cuda::device::memcpy_async_tx`).
+///
+/// The data is weak (plain) memory; the barrier's completion releases it at `.cluster` scope
+/// and a wait acquires it: no fence is needed to read it. See the [module](self) docs for the
+/// fence that writes by threads to `dst` (or to `src`) need before a copy.
+///
+/// PTX: `cvta.to.global.u64 g, src;
+/// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [g], bytes, [bar];`
+/// with the `.shared` addresses of `dst` and the barrier. (`.shared::cluster` with this
+/// block's own address is the form of PTX ISA 8.0, which libcu++ also emits below ISA 8.6;
+/// the `.shared::cta` destination needs 8.6.) Debug builds also run `isspacep.global` and
+/// `isspacep.shared::cta`, and trap with a message when a size or alignment rule below is
+/// broken, `src` is outside global memory or the barrier outside shared memory.
+///
+/// # Safety
+/// - `bytes` is a positive multiple of 16 (debug builds trap otherwise).
+/// - `dst` and `src` are 16-byte aligned (debug builds trap otherwise).
+/// - `src .. src + bytes` is readable global memory (debug builds check that `src` is in the
+///   global window), not written during the copy.
+/// - `dst .. dst + bytes` lies in this block's shared memory (the launch's dynamic shared
+///   memory, for [`Shared::dynamic`]), and nobody reads or writes it until a wait on the
+///   barrier's phase has returned.
+/// - `barrier` is initialized, in this block's shared memory (debug builds check), and its
+///   current phase expects these bytes (see above).
+#[inline(always)]
+pub unsafe fn copy_global_to_shared<T>(
+    dst: Shared<T>,
+    src: *const T,
+    bytes: u32,
+    barrier: &BlockBarrier,
+) {
+    if cfg!(debug_assertions) {
+        if bytes == 0 || !bytes.is_multiple_of(16) {
+            crate::debug_trap(SIZE);
+        }
+        if !dst.address().is_multiple_of(16) {
+            crate::debug_trap(DST_ALIGN);
+        }
+        if !(src as usize).is_multiple_of(16) {
+            crate::debug_trap(SRC_ALIGN);
+        }
+        if !is_global(src.cast()) {
+            crate::debug_trap(SRC_SPACE);
+        }
+        if !is_shared((barrier as *const BlockBarrier).cast()) {
+            crate::debug_trap(BAR_SPACE);
+        }
+    }
+    // SAFETY: the caller's contract. Not `nomem`: the copy writes `dst` (asynchronously; the
+    // wait that observes it is itself a memory clobber, so no read of `dst` moves above it).
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .b64 g; cvta.to.global.u64 g, {src}; \
+             cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{dst}], [g], {n}, [{bar}]; }}",
+            src = in(reg64) src as u64, dst = in(reg32) dst.address(), n = in(reg32) bytes,
+            bar = in(reg32) barrier.shared_address(), options(nostack))
+    }
+}
+
+/// Orders this thread's earlier accesses to its block's shared memory through ordinary
+/// loads and stores (the generic proxy) before later bulk copies (the async proxy) that
+/// access the same bytes. Each thread that wrote the bytes runs it; then the block
+/// synchronizes and one thread issues the copy (see the [module](self) docs). sm_90, GPU only.
+///
+/// PTX: `fence.proxy.async.shared::cta;` (CUTLASS's `fence_view_async_shared`).
+#[inline(always)]
+pub fn fence_proxy_async_shared() {
+    // SAFETY: no operands; not `nomem`, so also a compiler barrier.
+    unsafe { core::arch::asm!("fence.proxy.async.shared::cta;", options(nostack)) }
+}
+
+/// As [`fence_proxy_async_shared`], for every state space: for a global source the kernel
+/// itself wrote before a bulk copy reads it. sm_90, GPU only.
+///
+/// PTX: `fence.proxy.async;`.
+#[inline(always)]
+pub fn fence_proxy_async() {
+    // SAFETY: as in `fence_proxy_async_shared`.
+    unsafe { core::arch::asm!("fence.proxy.async;", options(nostack)) }
+}
