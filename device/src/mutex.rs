@@ -85,8 +85,8 @@ pub type SpinLock<S = Gpu, B = NanoSleep> = Mutex<(), S, B>;
 #[must_use = "the lock is released when the guard is dropped"]
 pub struct MutexGuard<'a, T, S: Scope, B: Backoff> {
     mutex: &'a Mutex<T, S, B>,
-    /// The lanes of this warp that entered `lock` together on this mutex and take turns; 0
-    /// for a lane that took the lock alone (no turns, no warp barrier in `drop`).
+    /// The lanes of this warp that entered `lock` together on this mutex and take turns (this
+    /// lane alone for `try_lock` and the timed forms).
     mask: u32,
     lane: u32,
 }
@@ -223,15 +223,15 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
         self.locked.compare_exchange(0, 1, Acquire, Relaxed).is_ok()
     }
 
-    /// The guard of a lock this lane took alone (no turns): `mask` 0, a constant, so that
-    /// the compiler leaves the turn-passing warp barriers out of the guard's `drop` even where
-    /// the guard comes out of a timed wait's loop (with `1 << lane` it could not prove the lane
-    /// alone there, and the timed forms kept two dead `bar.warp.sync`).
+    /// The guard of a lock this lane took alone (no turns): a group of one, whose `drop` stores
+    /// the unlock and passes no warp barrier. (A distinct `mask` of 0 for this case let the
+    /// compiler drop two dead `bar.warp.sync` from the timed forms, but the extra branch it put
+    /// into every `drop` slowed the per-bucket hash table down: bench/NOTES.md.)
     #[inline(always)]
     fn guard_alone(&self, lane: u32) -> MutexGuard<'_, T, S, B> {
         MutexGuard {
             mutex: self,
-            mask: 0,
+            mask: 1 << lane,
             lane,
         }
     }
@@ -285,11 +285,6 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
 impl<T, S: Scope, B: Backoff> Drop for MutexGuard<'_, T, S, B> {
     #[inline(always)]
     fn drop(&mut self) {
-        if self.mask == 0 {
-            // Taken alone: give it back.
-            self.mutex.locked.store(0, Release);
-            return;
-        }
         // This lane and the lanes after it that entered `lock` with it.
         let rest = self.mask & (u32::MAX << self.lane);
         if rest != 1 << self.lane {

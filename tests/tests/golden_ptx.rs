@@ -491,11 +491,14 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
         "binary_semaphore_try_acquire_for" | "binary_semaphore_try_acquire_until" => {
             timed(&["atom.acquire.S.exch.b32", "ld.relaxed.S.b32"])
         }
-        // Not warp-aggregated: the CAS is the attempt; the guard's drop releases.
+        // Not warp-aggregated: the CAS is the attempt; the guard's drop releases. The drop's
+        // turn-passing barriers stay in the text (the compiler cannot see through the timed
+        // loop that the guard's group is this lane alone) but are not executed for it.
         "mutex_try_lock_for" | "mutex_try_lock_until" => timed(&[
             "atom.acquire.S.cas.b32",
             "mov.u32 %laneid",
             "st.release.S.b32",
+            "bar.warp.sync",
         ]),
         "ticket_try_lock_for" | "ticket_try_lock_until" => timed(&[
             "ld.acquire.S.b32",
