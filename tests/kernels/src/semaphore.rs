@@ -1,19 +1,28 @@
 //! Kernels of the semaphore tests (tests/src/cases/semaphore.rs).
 
+use core::time::Duration;
 use ptx_sync::{wait::sleep_ns, Atomic, Gpu, Ordering::*, Semaphore};
 
 /// Every thread acquires a unit `iters` times and, holding it, probes how many hold one now
 /// (and stays a little, so that holders overlap). `count` starts at `MAX` (the host sets it).
 /// `stats`: [0] holders now, [32] most holders ever seen, [64] passes.
+///
+/// In its first round a holder also waits (at most 2 ms) until `MAX` threads hold a unit, so
+/// that "all `MAX` units held at once" is a property of the semaphore, not of the schedule
+/// (without the wait, one H100 run in several saw at most 31 of 32). A semaphore that hands
+/// out fewer than `MAX` units still fails: its holders time out and the most seen stays low.
 #[inline(always)]
 unsafe fn stress<const MAX: u32>(count: *mut u32, stats: *mut u32, iters: u32) {
     let sem = Semaphore::<Gpu, MAX>::from_ptr(count);
     let holders = Atomic::<u32, Gpu>::from_ptr(stats);
     let most = Atomic::<u32, Gpu>::from_ptr(stats.add(32));
     let passes = Atomic::<u32, Gpu>::from_ptr(stats.add(64));
-    for _ in 0..iters {
+    for round in 0..iters {
         sem.acquire();
         most.fetch_max(holders.fetch_add(1, Relaxed) + 1, Relaxed);
+        if round == 0 {
+            let _ = holders.wait_until_for(Duration::from_millis(2), Relaxed, |h| h >= MAX);
+        }
         sleep_ns(200);
         passes.fetch_add(1, Relaxed);
         holders.fetch_sub(1, Relaxed);
