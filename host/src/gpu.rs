@@ -83,6 +83,33 @@ impl Gpu {
         })
     }
 
+    /// Another handle on this GPU (the same context, so the same memory and modules) whose
+    /// helpers use a new stream of their own (`CU_STREAM_NON_BLOCKING`): kernels launched
+    /// through two such handles can run at the same time, where through one handle the second
+    /// would wait for the first. [`wait`](Self::wait) waits for this handle's stream only:
+    /// wait on each.
+    ///
+    /// Kernels that wait for each other (a producer and a consumer) also need
+    /// `CUDA_MODULE_LOADING=EAGER` in the environment before the process first touches CUDA.
+    /// Under CUDA's default lazy loading, the first launch of a kernel can wait for the kernels
+    /// already running in the context. This was seen on an H100 and an H200: the consumer
+    /// started only after the producer gave up waiting for it. Loading the kernel with
+    /// `cuFuncLoad` first did not prevent it. Kernels on different GPUs (different contexts)
+    /// are not affected by this.
+    pub fn with_new_stream(&self) -> Result<Gpu> {
+        let stream = self
+            .ctx
+            .new_stream()
+            .map_err(|e| self.driver_error("creating a stream", e))?;
+        Ok(Gpu {
+            ctx: self.ctx.clone(),
+            stream,
+            name: self.name.clone(),
+            sms: self.sms,
+            cc: self.cc,
+        })
+    }
+
     /// Wraps a driver error with what was being done.
     pub fn driver_error(&self, what: &str, source: DriverError) -> Error {
         Error::Driver {

@@ -30,7 +30,9 @@ pub const USAGE: &str =
   --timeout-scale F    multiply every test's time limit by F
   --list               print the selected tests' names and exit
   --one NAME           run test NAME in this process (what each child runs)
-  --include-hidden     also select hidden tests (names starting with __)";
+  --include-hidden     also select hidden tests (names starting with __)
+env PTX_SYNC_MULTI_GPU_LOOPBACK=1 CUDA_MODULE_LOADING=EAGER: with one GPU, the multi_gpu_*
+  cases run both halves on GPU 0 through two streams (host memory only) instead of skipping";
 
 /// What the command line asks for.
 pub struct Cli {
@@ -91,6 +93,11 @@ pub fn parse_args(
 /// reports `SKIP name: reason` and counts it as skipped, neither passed nor failed.
 pub fn skip(reason: impl std::fmt::Display) -> Result<String, String> {
     Ok(format!("{SKIP_PREFIX}{reason}"))
+}
+
+/// Whether a case's detail is a [`skip`].
+pub fn is_skip(detail: &str) -> bool {
+    detail.starts_with(SKIP_PREFIX)
 }
 
 /// The detail prefix [`skip`] uses.

@@ -10,6 +10,14 @@
 //! The protocols are shared as source with the kernels (multi_gpu_plan.rs,
 //! tests/kernels/src/multi_gpu.rs); this file's unit tests run them on host threads.
 //!
+//! With `PTX_SYNC_MULTI_GPU_LOOPBACK=1 CUDA_MODULE_LOADING=EAGER` on a machine with one GPU,
+//! both halves run on GPU 0 instead, through two streams (`Gpu::with_new_stream`), the shared
+//! words in portable pinned host memory: the kernels' protocols and the host API meet real
+//! hardware there, though not a second GPU's link (peer-memory cases still skip; the outputs
+//! say `loopback`). Eager loading is required, and the cases skip without it, because under lazy
+//! loading the second half's first launch waited for the first half to end (seen on an H100
+//! and an H200: all four host-memory cases timed out that way; with eager loading they pass).
+//!
 //! On a machine with fewer than two GPUs every case but `multi_gpu_probe` skips, saying so;
 //! the probe reports what it found (GPUs, peer access both ways, P2P native atomics,
 //! hostNativeAtomicSupported, pageableMemoryAccess), so a run on the two-GPU machine
@@ -41,15 +49,50 @@ fn e(x: impl std::fmt::Display) -> String {
 struct Two {
     gpus: Vec<Gpu>,
     kernels: Vec<Module>,
+    /// Both "GPUs" are GPU 0, through two streams ([`LOOPBACK`]).
+    loopback: bool,
+}
+
+/// Set to 1: with fewer than two GPUs, run both halves on GPU 0 through two streams.
+const LOOPBACK: &str = "PTX_SYNC_MULTI_GPU_LOOPBACK";
+
+fn loopback_asked() -> bool {
+    std::env::var(LOOPBACK).is_ok_and(|v| v == "1")
+}
+
+fn eager_loading() -> bool {
+    std::env::var("CUDA_MODULE_LOADING").is_ok_and(|v| v == "EAGER")
+}
+
+/// A case's result, saying so where it ran in loopback.
+fn noted(r: Result<String, String>) -> Result<String, String> {
+    let note = "loopback: both halves on GPU 0 through two streams";
+    match r {
+        Ok(m) if loopback_asked() && !crate::runner::is_skip(&m) => Ok(format!("{note}: {m}")),
+        other => other,
+    }
 }
 
 /// The first two GPUs, or (inner `Err`) why this machine cannot run the case.
 fn two(ctx: &Ctx) -> Result<Result<Two, String>, String> {
-    let gpus = match Gpu::open_at_least(2) {
-        Ok(gpus) => gpus,
+    let (gpus, loopback) = match Gpu::open_at_least(2) {
+        Ok(gpus) => (gpus, false),
+        Err(Error::TooFewGpus { .. }) if loopback_asked() && !eager_loading() => {
+            return Ok(Err(format!(
+                "{LOOPBACK}=1 needs CUDA_MODULE_LOADING=EAGER too: under lazy loading one half's first launch waits for the other half's kernel to end (Gpu::with_new_stream)"
+            )));
+        }
+        Err(Error::TooFewGpus { .. }) if loopback_asked() => {
+            // Two streams of their own: neither is the legacy default stream, which
+            // synchronizes with others.
+            let g = Gpu::open(0).map_err(e)?;
+            let g0 = g.with_new_stream().map_err(e)?;
+            let g1 = g.with_new_stream().map_err(e)?;
+            (vec![g0, g1], true)
+        }
         Err(err @ Error::TooFewGpus { .. }) => {
             return Ok(Err(format!(
-                "{err}; the multi-GPU cases need two (run them on nvidia-h200-x2)"
+                "{err}; the multi-GPU cases need two (run them on nvidia-h200-x2, or on one GPU with {LOOPBACK}=1 CUDA_MODULE_LOADING=EAGER)"
             )));
         }
         Err(err) => return Err(e(err)),
@@ -62,7 +105,11 @@ fn two(ctx: &Ctx) -> Result<Result<Two, String>, String> {
                 .map_err(|x| format!("GPU {}: {x}", g.ordinal()))
         })
         .collect::<Result<_, _>>()?;
-    Ok(Ok(Two { gpus, kernels }))
+    Ok(Ok(Two {
+        gpus,
+        kernels,
+        loopback,
+    }))
 }
 
 /// `two(ctx)`, returning from the case with a skip where there are not two GPUs.
@@ -106,8 +153,10 @@ impl Shared {
     fn new(two: &Two, mem: Mem, len: usize, rmw: bool) -> Result<Result<Shared, String>, String> {
         let g = &two.gpus;
         match mem {
+            // One GPU's RMWs on mapped host memory are atomic with each other (the Sys
+            // cases of the suite rely on it); only a second GPU's need native atomics.
             Mem::Host => {
-                if rmw {
+                if rmw && !two.loopback {
                     let native = [
                         g[0].host_native_atomics().map_err(e)?,
                         g[1].host_native_atomics().map_err(e)?,
@@ -122,6 +171,9 @@ impl Shared {
                 let buf = PortableBuffer::<u32>::new(&g[..2], len).map_err(e)?;
                 Ok(Ok(Shared::Host(buf)))
             }
+            Mem::Peer(_) if two.loopback => Ok(Err(
+                "loopback: one GPU has no peer memory to test".to_string()
+            )),
             Mem::Peer(owner) => {
                 let other = 1 - owner;
                 let info = g[other].peer_info(&g[owner]).map_err(e)?;
@@ -635,47 +687,47 @@ pub fn tests() -> Vec<GpuTest> {
         GpuTest {
             name: "multi_gpu_message_passing_host_memory",
             timeout: TIMEOUT,
-            run: |c| message_passing(c, Mem::Host),
+            run: |c| noted(message_passing(c, Mem::Host)),
         },
         GpuTest {
             name: "multi_gpu_message_passing_peer_on_gpu0",
             timeout: TIMEOUT,
-            run: |c| message_passing(c, Mem::Peer(0)),
+            run: |c| noted(message_passing(c, Mem::Peer(0))),
         },
         GpuTest {
             name: "multi_gpu_message_passing_peer_on_gpu1",
             timeout: TIMEOUT,
-            run: |c| message_passing(c, Mem::Peer(1)),
+            run: |c| noted(message_passing(c, Mem::Peer(1))),
         },
         GpuTest {
             name: "multi_gpu_latch_peer",
             timeout: TIMEOUT,
-            run: |c| latch(c, Mem::Peer(0)),
+            run: |c| noted(latch(c, Mem::Peer(0))),
         },
         GpuTest {
             name: "multi_gpu_latch_host_memory",
             timeout: TIMEOUT,
-            run: |c| latch(c, Mem::Host),
+            run: |c| noted(latch(c, Mem::Host)),
         },
         GpuTest {
             name: "multi_gpu_barrier_peer",
             timeout: TIMEOUT,
-            run: |c| barrier(c, Mem::Peer(0)),
+            run: |c| noted(barrier(c, Mem::Peer(0))),
         },
         GpuTest {
             name: "multi_gpu_barrier_host_memory",
             timeout: TIMEOUT,
-            run: |c| barrier(c, Mem::Host),
+            run: |c| noted(barrier(c, Mem::Host)),
         },
         GpuTest {
             name: "multi_gpu_semaphore_ping_pong_host_memory",
             timeout: TIMEOUT,
-            run: |c| ping_pong(c, Mem::Host),
+            run: |c| noted(ping_pong(c, Mem::Host)),
         },
         GpuTest {
             name: "multi_gpu_semaphore_ping_pong_peer",
             timeout: TIMEOUT,
-            run: |c| ping_pong(c, Mem::Peer(0)),
+            run: |c| noted(ping_pong(c, Mem::Peer(0))),
         },
     ]
 }
