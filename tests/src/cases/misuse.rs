@@ -121,7 +121,7 @@ fn misuse_launch(
 
 /// The control (`extra = 0`) must finish with `final_word`; the misuse (`extra = 1`) must make
 /// the launch fail with a driver error (the trap).
-fn traps(
+pub(crate) fn traps(
     ctx: &Ctx,
     kernel: &str,
     initial: u32,

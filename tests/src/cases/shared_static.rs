@@ -6,7 +6,7 @@
 //! from a global pointer and on a `Global` handle made from a shared one.
 
 use crate::{skip, Ctx, GpuTest};
-use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use ptx_sync_host::cudarc::driver::PushKernelArg;
 use ptx_sync_host::{launch, ClusterConfig, Error};
 use std::time::Duration;
 
@@ -275,56 +275,6 @@ fn cluster_totals(ctx: &Ctx) -> Result<String, String> {
     ))
 }
 
-const ONE_THREAD: LaunchConfig = LaunchConfig {
-    grid_dim: (1, 1, 1),
-    block_dim: (1, 1, 1),
-    shared_mem_bytes: 0,
-};
-
-/// Runs `kernel(word, extra, done)` on one thread; returns the driver's verdict.
-fn launch_misuse(
-    ctx: &Ctx,
-    kernel: &str,
-    word: &CudaSlice<u32>,
-    extra: u32,
-    done: &CudaSlice<u32>,
-) -> Result<Result<(), Error>, String> {
-    let kernel = ctx.kernel(kernel)?;
-    let mut b = ctx.gpu.stream().launch_builder(kernel.function());
-    b.arg(word).arg(&extra).arg(done);
-    unsafe { b.launch(ONE_THREAD) }.map_err(|err| format!("launch: {err}"))?;
-    Ok(ctx.gpu.wait(TIMEOUT))
-}
-
-/// The control (`extra = 0`) must finish with the word counted from 5 to 6; the misuse
-/// (`extra = 1`) must fail the launch (the debug build's trap).
-fn traps(ctx: &Ctx, kernel: &str, what: &str) -> Result<String, String> {
-    let word = ctx.gpu.upload(&[5u32]).map_err(e)?;
-    let done = ctx.gpu.zeros::<u32>(1).map_err(e)?;
-    launch_misuse(ctx, kernel, &word, 0, &done)?
-        .map_err(|err| format!("the control launch failed: {err}"))?;
-    let (w, d) = (
-        ctx.gpu.download(&word).map_err(e)?[0],
-        ctx.gpu.download(&done).map_err(e)?[0],
-    );
-    if w != 6 || d != 1 {
-        return Err(format!(
-            "control: word {w} (expected 6), done {d} (expected 1)"
-        ));
-    }
-    let word = ctx.gpu.upload(&[5u32]).map_err(e)?;
-    let done = ctx.gpu.zeros::<u32>(1).map_err(e)?;
-    match launch_misuse(ctx, kernel, &word, 1, &done)? {
-        Err(err @ Error::Driver { .. }) => Ok(format!(
-            "the control ran clean; {what} failed the launch: {err}"
-        )),
-        Err(err) => Err(format!("expected a trap, got: {err}")),
-        Ok(()) => Err(format!(
-            "{what} was not caught (is ptx-sync built with debug-assertions?)"
-        )),
-    }
-}
-
 pub fn tests() -> Vec<GpuTest> {
     vec![
         GpuTest {
@@ -351,9 +301,13 @@ pub fn tests() -> Vec<GpuTest> {
             name: "shared_static_shared_handle_from_global_traps",
             timeout: TIMEOUT,
             run: |ctx| {
-                traps(
+                // The misuse cases' protocol: the control counts the word from 5 to 6, the
+                // misuse traps.
+                super::misuse::traps(
                     ctx,
                     "shared_static_misuse_shared_from_global",
+                    5,
+                    6,
                     "Shared::from_generic of a global pointer",
                 )
             },
@@ -362,9 +316,11 @@ pub fn tests() -> Vec<GpuTest> {
             name: "shared_static_global_handle_from_shared_traps",
             timeout: TIMEOUT,
             run: |ctx| {
-                traps(
+                super::misuse::traps(
                     ctx,
                     "shared_static_misuse_global_from_shared",
+                    5,
+                    6,
                     "Global::from_generic of a shared pointer",
                 )
             },
