@@ -95,7 +95,7 @@ fn main() {
         list(&args);
         exit(0)
     }
-    let gpu = match ptx_sync_host::Gpu::open(0) {
+    let gpu = match ptx_sync_host::Device::open(0) {
         Ok(g) => g,
         Err(e @ ptx_sync_host::Error::NoDriver(_)) => {
             println!("no CUDA driver found: {e}");

@@ -8,7 +8,7 @@ use ptx_sync_host::cudarc::driver::sys::CUevent_flags;
 use ptx_sync_host::cudarc::driver::{
     CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
-use ptx_sync_host::{Gpu, MappedBuffer, Module};
+use ptx_sync_host::{Device, MappedBuffer, Module};
 use std::mem::size_of;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::time::Duration;
@@ -79,7 +79,7 @@ pub(crate) fn lock_shape(shape: &str) -> Result<(u32, u32, i32), String> {
 }
 
 /// `Semaphore<Gpu, MAX>`: holders count themselves in and out; never more than MAX.
-fn semaphore(gpu: &Gpu, m: &Module, kind: &str, shape: &str) -> Sample {
+fn semaphore(gpu: &Device, m: &Module, kind: &str, shape: &str) -> Sample {
     let (blocks, threads, iters) = lock_shape(shape)?;
     let max: u32 = if kind == "semaphore4" { 4 } else { 32 };
     let k = m
@@ -103,7 +103,7 @@ fn semaphore(gpu: &Gpu, m: &Module, kind: &str, shape: &str) -> Sample {
 }
 
 /// `Latch<Gpu>` fan-in: 500 rounds, a fresh latch of 132 per round, cooperative launch.
-fn latch(gpu: &Gpu, m: &Module) -> Sample {
+fn latch(gpu: &Device, m: &Module) -> Sample {
     let (blocks, threads, rounds) = (132u32, 128u32, 500i32);
     let k = m.kernel("latch__fan_in").map_err(|e| e.to_string())?;
     let latches = gpu
@@ -125,7 +125,7 @@ fn latch(gpu: &Gpu, m: &Module) -> Sample {
 }
 
 /// Block barriers: 132 x 256 threads, 10000 phases, double-buffered neighbour exchange.
-fn block_barrier(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
+fn block_barrier(gpu: &Device, m: &Module, kname: &str) -> Sample {
     let (blocks, threads, iters) = (132u32, 256u32, 10_000i32);
     let k = m.kernel(kname).map_err(|e| e.to_string())?;
     let errors: CudaSlice<u32> = gpu.zeros(1).map_err(|e| e.to_string())?;
@@ -146,7 +146,7 @@ fn block_barrier(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
 }
 
 /// Grid barriers: 2000 rounds, 128 threads a block, cooperative launch.
-fn grid_barrier(gpu: &Gpu, m: &Module, kname: &str, blocks: u32) -> Sample {
+fn grid_barrier(gpu: &Device, m: &Module, kname: &str, blocks: u32) -> Sample {
     let rounds = 2000i32;
     let k = m.kernel(kname).map_err(|e| e.to_string())?;
     // GridBarrier: a zeroed u32 (the first half of this zeroed u64). Barrier<Gpu>: one u64,
@@ -176,7 +176,7 @@ fn grid_barrier(gpu: &Gpu, m: &Module, kname: &str, blocks: u32) -> Sample {
 
 /// [`timed`] for a cooperative launch.
 pub(crate) fn timed_cooperative(
-    gpu: &Gpu,
+    gpu: &Device,
     mut launch: LaunchArgs,
     cfg: LaunchConfig,
 ) -> Result<f64, String> {
@@ -225,7 +225,7 @@ unsafe fn mutex_at<T: Copy>(words: &[u32], i: usize) -> (T, bool) {
 }
 
 /// `Mutex<CachePadded<u32>, Gpu>` around `counter += 1`; the shapes of reference.cu's `shape()`.
-fn mutex(gpu: &Gpu, m: &Module, shape: &str) -> Sample {
+fn mutex(gpu: &Device, m: &Module, shape: &str) -> Sample {
     let (blocks, threads, iters) = lock_shape(shape)?;
     let k = m.kernel("mutex__counter").map_err(|e| e.to_string())?;
     // All zeros: unlocked, counter 0.
@@ -261,7 +261,7 @@ fn table_shape(shape: &str) -> Result<(u32, u32, i32), String> {
 /// thread inserts `iters` keys (bench/src/table.rs). Checked: every bucket holds exactly the
 /// keys and counts of the same inserts done one at a time on the host (each insert counted
 /// once, no key appended twice), and every lock is free again.
-fn hash_table(gpu: &Gpu, m: &Module, shape: &str) -> Sample {
+fn hash_table(gpu: &Device, m: &Module, shape: &str) -> Sample {
     let (blocks, threads, iters) = table_shape(shape)?;
     let k = m.kernel("hash_table__insert").map_err(|e| e.to_string())?;
     let t: CudaSlice<u32> = gpu
@@ -286,7 +286,7 @@ fn hash_table(gpu: &Gpu, m: &Module, shape: &str) -> Sample {
 }
 
 /// Launches with events recorded around the kernel; returns milliseconds.
-pub(crate) fn timed(gpu: &Gpu, mut launch: LaunchArgs, cfg: LaunchConfig) -> Result<f64, String> {
+pub(crate) fn timed(gpu: &Device, mut launch: LaunchArgs, cfg: LaunchConfig) -> Result<f64, String> {
     launch.record_kernel_launch(CUevent_flags::CU_EVENT_DEFAULT);
     let events = unsafe { launch.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
     gpu.wait(LIMIT).map_err(|e| e.to_string())?;
@@ -413,7 +413,7 @@ fn check_atomic<T: Word>(
 }
 
 fn atomic<T: Word>(
-    gpu: &Gpu,
+    gpu: &Device,
     m: &Module,
     kname: &str,
     op: &str,
@@ -441,7 +441,7 @@ fn atomic<T: Word>(
     Ok((ms, n as f64 * iters as f64))
 }
 
-fn pingpong_blocks(gpu: &Gpu, m: &Module) -> Sample {
+fn pingpong_blocks(gpu: &Device, m: &Module) -> Sample {
     let rounds = 20_000i32;
     let k = m
         .kernel("mp__pingpong__blocks")
@@ -457,7 +457,7 @@ fn pingpong_blocks(gpu: &Gpu, m: &Module) -> Sample {
     Ok((ms, rounds as f64))
 }
 
-fn pingpong_host(gpu: &Gpu, m: &Module) -> Sample {
+fn pingpong_host(gpu: &Device, m: &Module) -> Sample {
     let rounds = 2_000i32;
     let k = m.kernel("mp__pingpong__host").map_err(|e| e.to_string())?;
     let buf = MappedBuffer::<u32>::new(gpu, 64).map_err(|e| e.to_string())?;
@@ -494,7 +494,7 @@ fn pingpong_host(gpu: &Gpu, m: &Module) -> Sample {
 /// the forbidden outcomes the fences exist for are rare even without them (LITMUS.md). Ordering
 /// is tested by the litmus suite (`cargo xtask litmus`) and the fence instructions by the
 /// golden PTX tests; BENCHMARKS.md's SASS table shows both sides emit the same fence.
-fn fence(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
+fn fence(gpu: &Device, m: &Module, kname: &str) -> Sample {
     let (blocks, threads, iters) = (132u32, 128u32, 1024i32);
     let k = m.kernel(kname).map_err(|e| e.to_string())?;
     let x: CudaSlice<i32> = gpu
@@ -515,7 +515,7 @@ fn fence(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
 }
 
 /// One timed, checked launch of the Rust side of `case`.
-pub fn run(gpu: &Gpu, m: &Module, case: &str) -> Sample {
+pub fn run(gpu: &Device, m: &Module, case: &str) -> Sample {
     if let Some(sample) = crate::user_shapes::run(gpu, m, case) {
         return sample;
     }

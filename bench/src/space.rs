@@ -13,7 +13,7 @@
 use crate::reference::Sample;
 use crate::rust_cases::{cfg, timed};
 use ptx_sync_host::cudarc::driver::{CudaSlice, PushKernelArg};
-use ptx_sync_host::{Gpu, Module};
+use ptx_sync_host::{Device, Module};
 
 const BLOCKS: u32 = 264;
 const THREADS: u32 = 256;
@@ -37,7 +37,7 @@ pub fn names() -> Vec<String> {
 }
 
 /// One timed, checked launch of `case`, if it is one of these rows.
-pub fn run(gpu: &Gpu, m: &Module, case: &str) -> Option<Sample> {
+pub fn run(gpu: &Device, m: &Module, case: &str) -> Option<Sample> {
     let parts: Vec<&str> = case.split('/').collect();
     let kname = parts.join("__");
     Some(match parts.as_slice() {
@@ -48,7 +48,7 @@ pub fn run(gpu: &Gpu, m: &Module, case: &str) -> Option<Sample> {
     })
 }
 
-fn fetch_add(gpu: &Gpu, m: &Module, kname: &str, shared: bool) -> Sample {
+fn fetch_add(gpu: &Device, m: &Module, kname: &str, shared: bool) -> Sample {
     let n = (BLOCKS * THREADS) as usize;
     let groups = if shared { BLOCKS as usize } else { n };
     let k = m.kernel(kname).map_err(|e| e.to_string())?;
@@ -81,7 +81,7 @@ fn check_fetch_add(words: &[u32], out: &[u32]) -> Result<(), String> {
     Ok(())
 }
 
-fn spinlock(gpu: &Gpu, m: &Module, kname: &str) -> Sample {
+fn spinlock(gpu: &Device, m: &Module, kname: &str) -> Sample {
     let k = m.kernel(kname).map_err(|e| e.to_string())?;
     let counts: CudaSlice<u32> = gpu.zeros(LOCK_BLOCKS as usize).map_err(|e| e.to_string())?;
     let mut b = gpu.stream().launch_builder(k.function());

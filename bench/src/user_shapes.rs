@@ -18,9 +18,9 @@
 use crate::reference::Sample;
 use crate::rust_cases::{cfg, lock_shape, timed, timed_cooperative, LIMIT};
 use crate::table::mix;
-use ptx_sync::{BinarySemaphore, Latch, Semaphore};
+use ptx_sync::{BinarySemaphore, Gpu, Latch, Semaphore};
 use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
-use ptx_sync_host::{Gpu, Module};
+use ptx_sync_host::{Device, Module};
 use std::mem::size_of;
 use std::sync::Mutex;
 
@@ -30,10 +30,8 @@ use std::sync::Mutex;
 mod common;
 use common::*;
 
-/// The scope type (`ptx_sync_host::Gpu` is the device handle).
-type GpuScope = ptx_sync::Gpu;
 /// The queue's semaphores, as the kernel views them.
-type Slots = Semaphore<GpuScope, QUEUE_SLOTS>;
+type Slots = Semaphore<Gpu, QUEUE_SLOTS>;
 
 /// The rows, in table order.
 pub fn names() -> Vec<String> {
@@ -54,7 +52,7 @@ pub fn names() -> Vec<String> {
 }
 
 /// One timed, checked launch of `case`, if it is one of these rows.
-pub fn run(gpu: &Gpu, m: &Module, case: &str) -> Option<Sample> {
+pub fn run(gpu: &Device, m: &Module, case: &str) -> Option<Sample> {
     let parts: Vec<&str> = case.split('/').collect();
     Some(match parts.as_slice() {
         ["binary_semaphore", "lock", shape] => binsem_lock(gpu, m, shape),
@@ -91,7 +89,7 @@ fn e(err: impl std::fmt::Display) -> String {
 
 /// An untimed one-thread launch of a `*_units` kernel: `(semaphores..., out)`; returns `out`.
 fn free_units(
-    gpu: &Gpu,
+    gpu: &Device,
     m: &Module,
     kname: &str,
     sems: &[&CudaSlice<u32>],
@@ -110,12 +108,12 @@ fn free_units(
 
 /// `binary_semaphore/lock/*`: every thread takes the semaphore `iters` times around
 /// `counter += 1`.
-fn binsem_lock(gpu: &Gpu, m: &Module, shape: &str) -> Sample {
+fn binsem_lock(gpu: &Device, m: &Module, shape: &str) -> Sample {
     let (blocks, threads, iters) = lock_shape(shape)?;
     let k = m.kernel("binary_semaphore__lock").map_err(e)?;
     // SAFETY: a semaphore is an atomic count and a marker.
     let sem = gpu
-        .upload(&unsafe { image(&BinarySemaphore::<GpuScope>::new(1)) })
+        .upload(&unsafe { image(&BinarySemaphore::<Gpu>::new(1)) })
         .map_err(e)?;
     // The counter on a line of its own.
     let counter: CudaSlice<u32> = gpu.zeros(32).map_err(e)?;
@@ -151,7 +149,7 @@ fn queue_shape(shape: &str) -> Result<(u32, i32), String> {
 const QUEUE_SIDE_BLOCKS: u32 = 66;
 
 /// `semaphore/mpmc_queue/*`.
-fn queue(gpu: &Gpu, m: &Module, shape: &str) -> Sample {
+fn queue(gpu: &Device, m: &Module, shape: &str) -> Sample {
     let (threads, iters) = queue_shape(shape)?;
     let blocks = 2 * QUEUE_SIDE_BLOCKS;
     let k = m.kernel("semaphore__mpmc_queue").map_err(e)?;
@@ -263,7 +261,7 @@ fn scan_size(size: &str) -> Result<u32, String> {
 }
 
 /// `scan/decoupled_lookback/*`: one block per tile.
-fn scan(gpu: &Gpu, m: &Module, size: &str) -> Sample {
+fn scan(gpu: &Device, m: &Module, size: &str) -> Sample {
     let n = scan_size(size)?;
     let (input, expected) = scan_data(n);
     let tiles = n / SCAN_TILE;
@@ -319,9 +317,9 @@ fn tile_sums(tiles: u32) -> Vec<u32> {
 }
 
 /// `latch/per_tile/*`.
-fn tile_latch(gpu: &Gpu, m: &Module, shape: &str) -> Sample {
+fn tile_latch(gpu: &Device, m: &Module, shape: &str) -> Sample {
     // The kernel indexes an array of latches as u32 counts.
-    const { assert!(size_of::<Latch<GpuScope>>() == 4) };
+    const { assert!(size_of::<Latch<Gpu>>() == 4) };
     let (blocks, rounds) = tile_shape(shape)?;
     let tiles = blocks / TILE_BLOCKS * rounds as u32;
     let parts = (tiles * TILE_BLOCKS) as usize;
@@ -518,8 +516,8 @@ mod tests {
         // SAFETY: the image holds a semaphore at its start, aligned (a Vec<u32>).
         let s = unsafe { Slots::from_ptr(img.as_ptr().cast_mut()) };
         assert_eq!(s.available(), QUEUE_SLOTS);
-        let mut img = unsafe { image(&BinarySemaphore::<GpuScope>::new(1)) };
-        let s = unsafe { BinarySemaphore::<GpuScope>::from_ptr(img.as_mut_ptr()) };
+        let mut img = unsafe { image(&BinarySemaphore::<Gpu>::new(1)) };
+        let s = unsafe { BinarySemaphore::<Gpu>::from_ptr(img.as_mut_ptr()) };
         assert!(s.try_acquire() && !s.try_acquire());
     }
 

@@ -23,7 +23,7 @@
 //! before the add and after the poll; release/acquire on the atomics themselves is enough.
 //!
 //! The launch must be cooperative (all blocks co-resident), or the barrier deadlocks: the host
-//! crate's `Gpu::cooperative_config` sizes such a launch and refuses one that cannot fit.
+//! crate's `Device::cooperative_config` sizes such a launch and refuses one that cannot fit.
 
 use crate::atomic::Atomic;
 use crate::block;

@@ -192,9 +192,9 @@
 //! ptx_sync_build::PtxBuilder::new("../kernels").arch(ptx_sync_build::Arch::Sm90).build()?;
 //!
 //! // src/main.rs
-//! use ptx_sync_host::{launch, Gpu};
+//! use ptx_sync_host::{launch, Device};
 //!
-//! let gpu = Gpu::open(0)?;
+//! let gpu = Device::open(0)?;
 //! let kernels = gpu.load_ptx_str("kernels.ptx", include_str!(env!("KERNELS_PTX")))?;
 //! let (bucket_bits, slots) = (12u32, 8u32);
 //! let buckets = 1usize << bucket_bits;

@@ -5,9 +5,9 @@
 //! `launch!(cluster kernel<<<cfg, gpu>>>(...))`.
 //!
 //! ```no_run
-//! use ptx_sync_host::{launch, ClusterConfig, Gpu};
+//! use ptx_sync_host::{launch, ClusterConfig, Device};
 //! # fn main() -> Result<(), ptx_sync_host::Error> {
-//! let gpu = Gpu::open(0)?;
+//! let gpu = Device::open(0)?;
 //! let kernels = gpu.load_ptx("ptx/my_kernels.ptx".as_ref())?;
 //! let k = kernels.kernel("cluster_kernel")?;
 //! let out = gpu.zeros::<u32>(64)?;
@@ -20,10 +20,10 @@
 //! ```
 
 use crate::launch::raw_config;
-use crate::{Error, Gpu, Kernel, Launch, Result};
+use crate::{Error, Device, Kernel, Launch, Result};
 use cudarc::driver::{sys, LaunchConfig};
 
-/// The launch builder that [`Gpu::cluster_launch`] returns: a [`Launch`], launched with
+/// The launch builder that [`Device::cluster_launch`] returns: a [`Launch`], launched with
 /// [`Launch::launch_cluster`].
 pub type ClusterLaunch<'a> = Launch<'a>;
 
@@ -107,7 +107,7 @@ impl ClusterConfig {
 pub struct ClusterLimit {
     /// The largest cluster (in blocks) this kernel can have with this block size and shared
     /// memory (`cuOccupancyMaxPotentialClusterSize`; 8 is the portable limit, up to 16 with
-    /// non-portable sizes, which [`Gpu::check_cluster`] allows when asked for more than 8).
+    /// non-portable sizes, which [`Device::check_cluster`] allows when asked for more than 8).
     pub max_cluster_blocks: u32,
     /// How many clusters of the requested shape can be resident at once
     /// (`cuOccupancyMaxActiveClusters`).
@@ -125,7 +125,7 @@ pub(crate) fn require_clusters(device: &str, cc: (u32, u32)) -> Result<()> {
     Ok(())
 }
 
-impl Gpu {
+impl Device {
     /// Checks that `kernel` can be launched with `cfg` on this GPU: sm_90 or newer with cluster
     /// launch support, a well-formed shape, a cluster size the kernel can have with this block
     /// size and shared memory, and at least one such cluster fitting on the GPU. Clusters of

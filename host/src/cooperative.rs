@@ -1,7 +1,7 @@
 //! Cooperative launch sizing: spinning on another block only makes progress if that block is
 //! resident, which only a cooperative launch within the occupancy limit guarantees.
 
-use crate::{Error, Gpu, Kernel, Result};
+use crate::{Error, Device, Kernel, Result};
 use cudarc::driver::{sys, LaunchConfig};
 
 /// How many blocks of a kernel can be resident at once.
@@ -15,7 +15,7 @@ pub struct CoopLimit {
     pub max_blocks: u32,
 }
 
-impl Gpu {
+impl Device {
     /// The largest cooperative grid for `kernel` with `block_threads` threads and
     /// `dyn_smem_bytes` of dynamic shared memory per block, from the occupancy calculator.
     pub fn cooperative_limit(

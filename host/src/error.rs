@@ -21,7 +21,7 @@ pub enum Error {
     /// The module has no kernel of that name.
     KernelNotFound {
         /// The module that was searched: its file's path, or the name given to
-        /// [`Gpu::load_ptx_str`](crate::Gpu::load_ptx_str).
+        /// [`Device::load_ptx_str`](crate::Device::load_ptx_str).
         module: String,
         /// The kernel's (unmangled) name.
         name: String,
@@ -84,21 +84,21 @@ pub enum Error {
     },
     /// A request for zero elements or zero threads.
     Empty(&'static str),
-    /// There is no GPU of that ordinal ([`Gpu::open_list`](crate::Gpu::open_list)).
+    /// There is no GPU of that ordinal ([`Device::open_list`](crate::Device::open_list)).
     NoSuchGpu {
         /// The ordinal asked for.
         ordinal: usize,
         /// How many GPUs the driver sees (ordinals `0..count`).
         count: usize,
     },
-    /// Fewer GPUs than the work needs ([`Gpu::open_at_least`](crate::Gpu::open_at_least)).
+    /// Fewer GPUs than the work needs ([`Device::open_at_least`](crate::Device::open_at_least)).
     TooFewGpus {
         /// GPUs needed.
         needed: usize,
         /// GPUs the driver sees.
         count: usize,
     },
-    /// Kernels on `gpu` cannot address memory of `peer` ([`Gpu::enable_peer_access`](crate::Gpu::enable_peer_access)).
+    /// Kernels on `gpu` cannot address memory of `peer` ([`Device::enable_peer_access`](crate::Device::enable_peer_access)).
     NoPeerAccess {
         /// The GPU whose kernels would access the memory (ordinal).
         gpu: usize,

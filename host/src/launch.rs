@@ -1,7 +1,7 @@
 //! One launch path for every kind of launch: the [`Launch`] builder and the
 //! [`launch!`](crate::launch!) macro (their docs say what they take).
 
-use crate::{ClusterConfig, ClusterLimit, CoopLimit, Error, Gpu, Kernel, MappedBuffer, Result};
+use crate::{ClusterConfig, ClusterLimit, CoopLimit, Error, Device, Kernel, MappedBuffer, Result};
 use cudarc::driver::{
     sys, CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig,
     PushKernelArg, SyncOnDrop,
@@ -142,8 +142,8 @@ enum Kind {
     Cluster((u32, u32, u32)),
 }
 
-/// A kernel launch being built ([`Gpu::launch`]): push the arguments in the kernel's
-/// parameter order with [`arg`](PushKernelArg::arg), then launch on [`Gpu::stream`] with
+/// A kernel launch being built ([`Device::launch`]): push the arguments in the kernel's
+/// parameter order with [`arg`](PushKernelArg::arg), then launch on [`Device::stream`] with
 /// `cuLaunchKernelEx`, plainly ([`launch`](Self::launch)), cooperatively
 /// ([`launch_cooperative`](Self::launch_cooperative), checked against the occupancy limit
 /// first) or in thread-block clusters ([`launch_cluster`](Self::launch_cluster), sm_90+). The
@@ -166,9 +166,9 @@ enum Kind {
 /// reading garbage.
 ///
 /// ```no_run
-/// use ptx_sync_host::{cudarc::driver::PushKernelArg, launch_config, ClusterConfig, Gpu};
+/// use ptx_sync_host::{cudarc::driver::PushKernelArg, launch_config, ClusterConfig, Device};
 /// # fn main() -> Result<(), ptx_sync_host::Error> {
-/// let gpu = Gpu::open(0)?;
+/// let gpu = Device::open(0)?;
 /// let kernels = gpu.load_ptx("ptx/my_kernels.ptx".as_ref())?;
 /// let out = gpu.zeros::<u32>(1024)?;
 /// // Plain: fill(out: *mut u32, n: u32), 4 blocks of 256 threads, no dynamic shared memory.
@@ -188,7 +188,7 @@ enum Kind {
 /// # Ok(()) }
 /// ```
 pub struct Launch<'a> {
-    gpu: &'a Gpu,
+    gpu: &'a Device,
     kernel: &'a Kernel,
     /// One pointer per argument, to its value (the driver copies the values at launch).
     args: Vec<*mut c_void>,
@@ -213,7 +213,7 @@ impl fmt::Debug for Launch<'_> {
     }
 }
 
-impl Gpu {
+impl Device {
     /// A launch builder for `kernel` on [`stream`](Self::stream); see [`Launch`] and
     /// [`launch!`](crate::launch!).
     pub fn launch<'a>(&'a self, kernel: &'a Kernel) -> Launch<'a> {
@@ -366,7 +366,7 @@ impl<'a> Launch<'a> {
 
     /// A cooperative launch (`CU_LAUNCH_ATTRIBUTE_COOPERATIVE`): every block resident at once,
     /// so blocks may wait on each other (`ptx_sync::GridBarrier`). Checks the grid first
-    /// ([`Gpu::check_cooperative`]): one that cannot be resident at once is
+    /// ([`Device::check_cooperative`]): one that cannot be resident at once is
     /// [`Error::GridTooLarge`], not a launch that hangs. Returns the limit it was checked
     /// against.
     ///
@@ -387,7 +387,7 @@ impl<'a> Launch<'a> {
     }
 
     /// A launch in thread-block clusters (sm_90+, `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`).
-    /// Checks `cfg` first ([`Gpu::check_cluster`]): an older GPU is [`Error::NoClusters`], an
+    /// Checks `cfg` first ([`Device::check_cluster`]): an older GPU is [`Error::NoClusters`], an
     /// impossible shape or cluster size [`Error::BadCluster`] saying why. Returns the limits it
     /// was checked against.
     ///
@@ -521,14 +521,14 @@ unsafe impl<'a, 'b: 'a, 'c: 'b, T> PushKernelArg<&'b mut CudaViewMut<'c, T>> for
 ///   [`ClusterConfig`](crate::ClusterConfig); `Result<ClusterLimit>`.
 ///
 /// `grid` and `block` are a `u32` or a tuple ([`Dim3`](crate::Dim3)); `gpu` is a
-/// [`Gpu`](crate::Gpu) (or `&Gpu`) named by an identifier or a field path (`ctx.gpu`); each
+/// [`Device`](crate::Device) (or `&Device`) named by an identifier or a field path (`ctx.gpu`); each
 /// argument is anything [`Launch`](crate::Launch) takes: `&buffer`, `&value`, or a scalar by
 /// value (suffix integer literals: `5u64`, or the driver check refuses an `i32` for a `u64`).
 ///
 /// ```no_run
-/// use ptx_sync_host::{launch, ClusterConfig, Gpu};
+/// use ptx_sync_host::{launch, ClusterConfig, Device};
 /// # fn main() -> Result<(), ptx_sync_host::Error> {
-/// let gpu = Gpu::open(0)?;
+/// let gpu = Device::open(0)?;
 /// let module = gpu.load_ptx("ptx/my_kernels.ptx".as_ref())?;
 /// let (out, n) = (gpu.zeros::<u32>(1000)?, 1000u32);
 /// // Plain, by name: smoke_iota(out: *mut u32, n: u32); `out` by reference, `n` by value.
@@ -569,17 +569,17 @@ macro_rules! launch {
     };
     // A `Kernel` value.
     (cooperative $kernel:ident <<< $grid:expr, $block:expr, $smem:expr, $gpu:ident $(. $field:ident)* >>> ( $($arg:expr),* $(,)? )) => {{
-        let mut launch = $crate::Gpu::launch(&$gpu $(. $field)*, &$kernel);
+        let mut launch = $crate::Device::launch(&$gpu $(. $field)*, &$kernel);
         $( $crate::cudarc::driver::PushKernelArg::arg(&mut launch, $arg); )*
         $crate::Launch::launch_cooperative(&mut launch, $crate::launch_config($grid, $block, $smem))
     }};
     (cluster $kernel:ident <<< $cfg:expr, $gpu:ident $(. $field:ident)* >>> ( $($arg:expr),* $(,)? )) => {{
-        let mut launch = $crate::Gpu::launch(&$gpu $(. $field)*, &$kernel);
+        let mut launch = $crate::Device::launch(&$gpu $(. $field)*, &$kernel);
         $( $crate::cudarc::driver::PushKernelArg::arg(&mut launch, $arg); )*
         $crate::Launch::launch_cluster(&mut launch, $cfg)
     }};
     ($kernel:ident <<< $grid:expr, $block:expr, $smem:expr, $gpu:ident $(. $field:ident)* >>> ( $($arg:expr),* $(,)? )) => {{
-        let mut launch = $crate::Gpu::launch(&$gpu $(. $field)*, &$kernel);
+        let mut launch = $crate::Device::launch(&$gpu $(. $field)*, &$kernel);
         $( $crate::cudarc::driver::PushKernelArg::arg(&mut launch, $arg); )*
         $crate::Launch::launch(&mut launch, $crate::launch_config($grid, $block, $smem))
     }};

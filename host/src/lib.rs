@@ -1,15 +1,15 @@
 //! # ptx-sync-host
 //!
 //! The host side of ptx-sync: a thin, typed layer on [cudarc] that loads the PTX the device
-//! crates build (from a file, [`Gpu::load_ptx`], or embedded text, [`Gpu::load_ptx_str`]),
-//! launches kernels with typed arguments through one path ([`Gpu::launch`] and the
+//! crates build (from a file, [`Device::load_ptx`], or embedded text, [`Device::load_ptx_str`]),
+//! launches kernels with typed arguments through one path ([`Device::launch`] and the
 //! [`launch!`] macro: plainly, cooperatively where spinning across blocks needs every block
 //! resident, or in thread-block clusters), reads and writes a module's device statics
 //! ([`Module::read_global`], [`Module::write_global`]), gives system-scope memory that the CPU
 //! and GPU share ([`MappedBuffer`]) with the device crate's primitives over it on the host side
 //! ([`sys`]: a `Latch<Sys>`, `Semaphore<Sys>`, flag that a host thread and a kernel use
 //! together), opens several GPUs of one host and shares memory among them ([`multi`]:
-//! [`Gpu::open_all`], [`Gpu::enable_peer_access`], [`PortableBuffer`], [`PeerBuffer`], for
+//! [`Device::open_all`], [`Device::enable_peer_access`], [`PortableBuffer`], [`PeerBuffer`], for
 //! `Sys`-scope synchronization between kernels on different GPUs), and waits with a watchdog so a
 //! deadlocked kernel becomes an error instead of a hang.
 //!
@@ -17,10 +17,10 @@
 //! builds on machines with no CUDA at all, and [`driver_available`] tells whether one is there.
 //!
 //! ```no_run
-//! use ptx_sync_host::{launch, Gpu};
+//! use ptx_sync_host::{launch, Device};
 //! use std::time::Duration;
 //! # fn main() -> Result<(), ptx_sync_host::Error> {
-//! let gpu = Gpu::open(0)?;
+//! let gpu = Device::open(0)?;
 //! // Or: gpu.load_ptx_str("my_kernels.ptx (embedded)", include_str!(env!("MY_KERNELS_PTX")))
 //! let kernels = gpu.load_ptx("target/ptx/sm_90/nvptx64-nvidia-cuda/release/my_kernels.ptx".as_ref())?;
 //! let out = gpu.zeros::<u32>(1000)?;
@@ -37,7 +37,7 @@
 mod cluster;
 mod cooperative;
 mod error;
-mod gpu;
+mod device;
 mod launch;
 mod mapped;
 pub mod multi;
@@ -47,7 +47,7 @@ pub use cluster::{ClusterConfig, ClusterLaunch, ClusterLimit};
 pub use cooperative::CoopLimit;
 pub use cudarc;
 pub use error::{Error, Result};
-pub use gpu::{driver_available, Gpu, Kernel, Module};
+pub use device::{driver_available, Device, Kernel, Module};
 pub use launch::{launch_config, Dim3, Launch};
 pub use mapped::{view_f32, view_f64, view_i32, view_i64, MappedBuffer, MappedWord};
 pub use multi::{PeerBuffer, PeerInfo, PortableBuffer};

@@ -9,7 +9,7 @@
 //! (`Atomic::<f32, Sys>::from_ptr`), there as `ld/st/atom.sys` instructions. The `view_*`
 //! functions give the same views over any slice of std atomics (host-only code and tests).
 
-use crate::{Error, Gpu, Result};
+use crate::{Error, Device, Result};
 use cudarc::driver::{result, sys};
 use ptx_sync::{AtomicF32, AtomicF64, Sys};
 use std::marker::PhantomData;
@@ -116,7 +116,7 @@ unsafe impl<T: MappedWord> Sync for MappedBuffer<T> {}
 
 impl<T: MappedWord> MappedBuffer<T> {
     /// Allocates and zeroes the buffer.
-    pub fn new(gpu: &Gpu, len: usize) -> Result<Self> {
+    pub fn new(gpu: &Device, len: usize) -> Result<Self> {
         if len == 0 {
             return Err(Error::Empty("mapped buffer length"));
         }

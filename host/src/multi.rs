@@ -14,11 +14,11 @@
 //!   `cuMemHostGetDevicePointer` in its own context ([`PortableBuffer::device_ptr`]). Loads and
 //!   stores work from any GPU. Read-modify-writes from two GPUs (or a GPU and the host) on one
 //!   word are atomic with each other only where the link to the host carries native atomics
-//!   ([`Gpu::host_native_atomics`]: `CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED`, 0 on
+//!   ([`Device::host_native_atomics`]: `CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED`, 0 on
 //!   x86 hosts over PCIe); the Programming Guide warns that atomics on mapped page-locked memory
 //!   are "not atomic from the point of view of the host or other devices".
 //! - **Peer device memory** ([`PeerBuffer`]): an allocation on one GPU that kernels on another
-//!   address directly once peer access is enabled ([`Gpu::enable_peer_access`]:
+//!   address directly once peer access is enabled ([`Device::enable_peer_access`]:
 //!   `cuCtxEnablePeerAccess`, possible where `cuDeviceCanAccessPeer` says so). Its owner's L2
 //!   serves every access, local or remote. Read-modify-writes from the peer are atomic where the
 //!   link carries them ([`PeerInfo::native_atomics`]:
@@ -27,13 +27,13 @@
 //! So a flag, a message ring or a ping-pong through binary semaphores (one side stores, the
 //! other reads and then exchanges: never two RMWs at once) works in either memory; a `Latch` or
 //! `Barrier` that both GPUs count down needs native atomics on the path both take to the word.
-//! [`Gpu::peer_info`] and [`Gpu::host_native_atomics`] say which; the GPU suite's
+//! [`Device::peer_info`] and [`Device::host_native_atomics`] say which; the GPU suite's
 //! `multi_gpu_probe` prints them.
 //!
 //! ```no_run
-//! use ptx_sync_host::{Gpu, PeerBuffer, PortableBuffer};
+//! use ptx_sync_host::{Device, PeerBuffer, PortableBuffer};
 //! # fn main() -> Result<(), ptx_sync_host::Error> {
-//! let gpus = Gpu::open_at_least(2)?; // Error::TooFewGpus on a machine with one
+//! let gpus = Device::open_at_least(2)?; // Error::TooFewGpus on a machine with one
 //! let (g0, g1) = (&gpus[0], &gpus[1]);
 //! // Pinned host memory both GPUs address (each through its own device pointer).
 //! let host = PortableBuffer::<u32>::new([g0, g1], 1024)?;
@@ -47,7 +47,7 @@
 //! # let _ = (p0, p1, q1); Ok(()) }
 //! ```
 
-use crate::{driver_available, Error, Gpu, MappedBuffer, MappedWord, Result};
+use crate::{driver_available, Error, Device, MappedBuffer, MappedWord, Result};
 use cudarc::driver::{result, sys, CudaContext, DeviceRepr, DriverError};
 use std::ffi::c_void;
 use std::fmt;
@@ -90,7 +90,7 @@ pub struct PeerInfo {
     pub gpu: usize,
     /// The GPU that owns the memory (ordinal).
     pub peer: usize,
-    /// `cuDeviceCanAccessPeer(gpu, peer)`: whether [`Gpu::enable_peer_access`] can succeed.
+    /// `cuDeviceCanAccessPeer(gpu, peer)`: whether [`Device::enable_peer_access`] can succeed.
     pub can_access: bool,
     /// `CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED`: peer access over the link is supported.
     pub access_supported: bool,
@@ -117,13 +117,13 @@ impl fmt::Display for PeerInfo {
     }
 }
 
-impl Gpu {
+impl Device {
     /// How many CUDA GPUs the driver sees (`cuDeviceGetCount`); [`Error::NoDriver`] without a
     /// driver (never a panic).
     ///
     /// ```
-    /// use ptx_sync_host::{Error, Gpu};
-    /// match Gpu::count() {
+    /// use ptx_sync_host::{Error, Device};
+    /// match Device::count() {
     ///     Ok(n) => println!("{n} GPUs"),
     ///     Err(Error::NoDriver(why)) => println!("no driver here: {why}"),
     ///     Err(e) => panic!("{e}"),
@@ -141,31 +141,31 @@ impl Gpu {
     /// [`Error::Empty`]; no driver is [`Error::NoDriver`].
     ///
     /// ```
-    /// use ptx_sync_host::{Error, Gpu};
-    /// match Gpu::open_list(&[0, 5]) {
+    /// use ptx_sync_host::{Error, Device};
+    /// match Device::open_list(&[0, 5]) {
     ///     Err(Error::NoSuchGpu { ordinal: 5, count }) => println!("only {count} GPUs"),
     ///     Err(Error::NoDriver(_)) => {} // a machine without a driver (CI)
     ///     Err(e) => panic!("{e}"),
     ///     Ok(gpus) => assert_eq!(gpus.len(), 2), // a machine with 6 GPUs or more
     /// }
     /// ```
-    pub fn open_list(ordinals: &[usize]) -> Result<Vec<Gpu>> {
-        let count = Gpu::count()?;
+    pub fn open_list(ordinals: &[usize]) -> Result<Vec<Device>> {
+        let count = Device::count()?;
         check_ordinals(ordinals, count)?;
-        ordinals.iter().map(|&o| Gpu::open(o)).collect()
+        ordinals.iter().map(|&o| Device::open(o)).collect()
     }
 
     /// Opens every GPU, in ordinal order; a machine with none is [`Error::TooFewGpus`].
-    pub fn open_all() -> Result<Vec<Gpu>> {
-        Gpu::open_at_least(1)
+    pub fn open_all() -> Result<Vec<Device>> {
+        Device::open_at_least(1)
     }
 
     /// Opens every GPU if there are at least `needed` ([`Error::TooFewGpus`] otherwise, naming
     /// how many there are): what a test that needs two GPUs calls, skipping on that error.
-    pub fn open_at_least(needed: usize) -> Result<Vec<Gpu>> {
-        let count = Gpu::count()?;
+    pub fn open_at_least(needed: usize) -> Result<Vec<Device>> {
+        let count = Device::count()?;
         check_count(needed, count)?;
-        (0..count).map(Gpu::open).collect()
+        (0..count).map(Device::open).collect()
     }
 
     /// The device ordinal this GPU was opened with.
@@ -186,7 +186,7 @@ impl Gpu {
     /// (`cuDeviceCanAccessPeer` and `cuDeviceGetP2PAttribute` with this GPU as the source).
     /// The same device twice is [`Error::NoPeerAccess`]: a GPU reaches its own memory without
     /// peer access.
-    pub fn peer_info(&self, peer: &Gpu) -> Result<PeerInfo> {
+    pub fn peer_info(&self, peer: &Device) -> Result<PeerInfo> {
         peer_info(self.context(), peer.context())
     }
 
@@ -198,14 +198,14 @@ impl Gpu {
     ///
     /// Peer access covers memory from `cuMemAlloc` ([`PeerBuffer`]), not memory from the
     /// stream-ordered allocator (cudarc's `alloc_zeros` on GPUs with memory pools, which is what
-    /// [`Gpu::zeros`] uses): pools need `cuMemPoolSetAccess` instead.
-    pub fn enable_peer_access(&self, peer: &Gpu) -> Result<PeerInfo> {
+    /// [`Device::zeros`] uses): pools need `cuMemPoolSetAccess` instead.
+    pub fn enable_peer_access(&self, peer: &Device) -> Result<PeerInfo> {
         enable_peer_access(self.context(), peer.context())
     }
 
     /// [`enable_peer_access`](Self::enable_peer_access) for every ordered pair of `gpus`; the
     /// first pair that cannot is the error. Returns every pair's [`PeerInfo`].
-    pub fn enable_peer_access_all(gpus: &[Gpu]) -> Result<Vec<PeerInfo>> {
+    pub fn enable_peer_access_all(gpus: &[Device]) -> Result<Vec<PeerInfo>> {
         let mut infos = Vec::new();
         for a in gpus {
             for b in gpus {
@@ -305,7 +305,7 @@ fn enable_peer_access(ctx: &CudaContext, peer: &CudaContext) -> Result<PeerInfo>
 ///
 /// Loads and stores from any GPU and the host meet on the same words; read-modify-writes from
 /// two GPUs on one word are atomic with each other only where each GPU's link to the host has
-/// native atomics ([`Gpu::host_native_atomics`]): see the [module](self).
+/// native atomics ([`Device::host_native_atomics`]): see the [module](self).
 pub struct PortableBuffer<T: MappedWord> {
     buf: MappedBuffer<T>,
     /// Each GPU's context (kept alive as long as the buffer) and its device address.
@@ -330,8 +330,8 @@ impl<T: MappedWord> fmt::Debug for PortableBuffer<T> {
 impl<T: MappedWord> PortableBuffer<T> {
     /// Allocates `len` zeroed `T`s mapped into each of `gpus` (at least one; [`Error::Empty`]
     /// for none or for `len == 0`). The allocation is made in the first GPU's context.
-    pub fn new<'a>(gpus: impl IntoIterator<Item = &'a Gpu>, len: usize) -> Result<Self> {
-        let gpus: Vec<&Gpu> = gpus.into_iter().collect();
+    pub fn new<'a>(gpus: impl IntoIterator<Item = &'a Device>, len: usize) -> Result<Self> {
+        let gpus: Vec<&Device> = gpus.into_iter().collect();
         let Some(first) = gpus.first() else {
             return Err(Error::Empty("GPU list"));
         };
@@ -359,7 +359,7 @@ impl<T: MappedWord> PortableBuffer<T> {
     /// The address kernels on `gpu` use; [`Error::NotMapped`] for a GPU the buffer was not
     /// mapped for. (With unified addressing, on every 64-bit platform CUDA supports today, all
     /// are the host address; the driver is asked anyway, as the API requires.)
-    pub fn device_ptr(&self, gpu: &Gpu) -> Result<u64> {
+    pub fn device_ptr(&self, gpu: &Device) -> Result<u64> {
         let ctx = gpu.context().cu_ctx();
         self.maps
             .iter()
@@ -427,7 +427,7 @@ impl<T: MappedWord> Drop for PortableBuffer<T> {
 /// Device memory on one GPU (its owner) that kernels on other GPUs address too once peer
 /// access is enabled ([`device_ptr_for`](Self::device_ptr_for) enables it): `len` zeroed `T`s
 /// from `cuMemAlloc`, which peer access covers (memory from cudarc's stream-ordered allocator,
-/// [`Gpu::zeros`], would need pool access instead).
+/// [`Device::zeros`], would need pool access instead).
 ///
 /// Accesses from the owner and from peers meet in the owner's L2. Read-modify-writes from a
 /// peer are atomic with the owner's where [`PeerInfo::native_atomics`] is true.
@@ -457,7 +457,7 @@ unsafe impl<T: DeviceRepr> Sync for PeerBuffer<T> {}
 
 impl<T: DeviceRepr + Default + Copy> PeerBuffer<T> {
     /// Allocates `len` zeroed `T`s on `owner` (`cuMemAlloc`, `cuMemsetD8`).
-    pub fn new(owner: &Gpu, len: usize) -> Result<Self> {
+    pub fn new(owner: &Device, len: usize) -> Result<Self> {
         if len == 0 {
             return Err(Error::Empty("peer buffer length"));
         }
@@ -497,8 +497,8 @@ impl<T: DeviceRepr + Default + Copy> PeerBuffer<T> {
 
     /// The address kernels on `gpu` use: on the owner, [`device_ptr`](Self::device_ptr); on
     /// another GPU the same address after enabling that GPU's access to the owner
-    /// ([`Gpu::enable_peer_access`]; [`Error::NoPeerAccess`] where it cannot).
-    pub fn device_ptr_for(&self, gpu: &Gpu) -> Result<u64> {
+    /// ([`Device::enable_peer_access`]; [`Error::NoPeerAccess`] where it cannot).
+    pub fn device_ptr_for(&self, gpu: &Device) -> Result<u64> {
         if gpu.context().cu_device() != self.owner.cu_device() {
             enable_peer_access(gpu.context(), &self.owner)?;
         }
@@ -517,7 +517,7 @@ impl<T: DeviceRepr + Default + Copy> PeerBuffer<T> {
 
     /// Copies the buffer to the host (`cuMemcpyDtoH`, synchronous: it waits for the work
     /// already launched on the owner's default stream, without a watchdog, so wait for the
-    /// kernels that use it with [`Gpu::wait`] first).
+    /// kernels that use it with [`Device::wait`] first).
     pub fn read(&self) -> Result<Vec<T>> {
         let mut out = vec![T::default(); self.len];
         self.owner.bind_to_thread().map_err(driver(format!(
@@ -659,28 +659,28 @@ mod tests {
     #[test]
     fn opening_several_gpus_fails_with_typed_errors() {
         if let Err(why) = driver_available() {
-            let no_driver = |r: Result<Vec<Gpu>>, what: &str| match r {
+            let no_driver = |r: Result<Vec<Device>>, what: &str| match r {
                 Err(Error::NoDriver(reason)) => assert_eq!(reason, why, "{what}"),
                 Err(e) => panic!("{what}: expected NoDriver, got {e}"),
                 Ok(_) => panic!("{what}: opened GPUs without a driver"),
             };
-            match Gpu::count() {
+            match Device::count() {
                 Err(Error::NoDriver(reason)) => assert_eq!(reason, why),
-                other => panic!("Gpu::count without a driver: {other:?}"),
+                other => panic!("Device::count without a driver: {other:?}"),
             }
-            no_driver(Gpu::open_list(&[5]), "open_list(&[5])");
-            no_driver(Gpu::open_all(), "open_all");
-            no_driver(Gpu::open_at_least(2), "open_at_least(2)");
+            no_driver(Device::open_list(&[5]), "open_list(&[5])");
+            no_driver(Device::open_all(), "open_all");
+            no_driver(Device::open_at_least(2), "open_at_least(2)");
             return;
         }
-        let count = Gpu::count().expect("a driver that cannot count its GPUs");
-        match Gpu::open_list(&[0, count]) {
+        let count = Device::count().expect("a driver that cannot count its GPUs");
+        match Device::open_list(&[0, count]) {
             Err(Error::NoSuchGpu { ordinal, count: c }) => {
                 assert_eq!((ordinal, c), (count, count))
             }
             other => panic!("open_list(&[0, {count}]): {other:?}"),
         }
-        match Gpu::open_at_least(count + 1) {
+        match Device::open_at_least(count + 1) {
             Err(Error::TooFewGpus { needed, count: c }) => {
                 assert_eq!((needed, c), (count + 1, count))
             }
@@ -689,7 +689,7 @@ mod tests {
         if count == 0 {
             return;
         }
-        let gpus = Gpu::open_all().expect("opening every GPU");
+        let gpus = Device::open_all().expect("opening every GPU");
         assert_eq!(gpus.len(), count);
         for (i, g) in gpus.iter().enumerate() {
             assert_eq!(g.ordinal(), i);

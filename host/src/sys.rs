@@ -10,9 +10,9 @@
 //!
 //! ```no_run
 //! use ptx_sync_host::sys::SysWords;
-//! use ptx_sync_host::{Gpu, MappedBuffer};
+//! use ptx_sync_host::{Device, MappedBuffer};
 //! # fn main() -> Result<(), ptx_sync_host::Error> {
-//! let gpu = Gpu::open(0)?;
+//! let gpu = Device::open(0)?;
 //! let words = MappedBuffer::<u32>::new(&gpu, 64)?;
 //! words.atomics_u32()[0].store(132, std::sync::atomic::Ordering::Relaxed); // 132 arrivals
 //! // ... launch a kernel that gets `words.device_ptr()` and whose blocks each run
@@ -40,7 +40,7 @@
 //!
 //! libcu++ allows a CPU thread and a GPU thread to access one atomic object concurrently in
 //! host memory only where the device attribute `hostNativeAtomicSupported`
-//! (`CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED`, [`Gpu::host_native_atomics`]) is 1,
+//! (`CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED`, [`Device::host_native_atomics`]) is 1,
 //! i.e. where the link between GPU and CPU carries native atomics (such as NVLink-C2C); the
 //! CUDA Programming Guide warns that atomics on mapped page-locked memory are "not atomic from
 //! the point of view of the host or other devices". On an x86 host over PCIe the attribute is
@@ -83,7 +83,7 @@
 //!   a round against a spin. A sleep proportional to the time already waited would cut
 //!   that; the policy trades latency for not burning a core.
 
-use crate::{Gpu, MappedBuffer, Result};
+use crate::{Device, MappedBuffer, Result};
 use cudarc::driver::sys;
 use ptx_sync::wait::{poll_until, poll_until_for};
 use ptx_sync::{Atomic, Backoff, Barrier, Latch, Ordering, Semaphore, Sys, TimedOut};
@@ -240,7 +240,7 @@ pub fn wait_until_for(
     poll_until_for::<HostBackoff, _>(limit, || Some(flag.load(order)).filter(|&v| pred(v)))
 }
 
-impl Gpu {
+impl Device {
     /// Whether the link between this GPU and the host carries native atomics
     /// (`CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED`): only then may a host RMW and a GPU
     /// RMW race on one word of host memory (see the [module](self)'s limitation).

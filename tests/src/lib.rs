@@ -6,7 +6,7 @@ pub mod runner;
 
 pub use runner::skip;
 
-use ptx_sync_host::{Gpu, Kernel, Module};
+use ptx_sync_host::{Device, Kernel, Module};
 use std::cell::OnceCell;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -17,7 +17,7 @@ pub const KERNELS_PTX: &str = "ptx_sync_test_kernels.ptx";
 /// What a test gets: the GPU and its kernels.
 pub struct Ctx {
     /// The GPU under test.
-    pub gpu: Gpu,
+    pub gpu: Device,
     /// Where the PTX files are.
     pub ptx_dir: PathBuf,
     kernels: OnceCell<Module>,
@@ -26,7 +26,7 @@ pub struct Ctx {
 impl Ctx {
     /// Opens GPU 0 for the PTX in `ptx_dir`.
     pub fn new(ptx_dir: PathBuf) -> Result<Ctx, String> {
-        let gpu = Gpu::open(0).map_err(|e| e.to_string())?;
+        let gpu = Device::open(0).map_err(|e| e.to_string())?;
         Ok(Ctx {
             gpu,
             ptx_dir,

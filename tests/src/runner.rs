@@ -223,7 +223,7 @@ pub fn run_all(opts: &Options) -> i32 {
         println!("no CUDA driver found: {why}");
         return 2;
     }
-    match ptx_sync_host::Gpu::open(0) {
+    match ptx_sync_host::Device::open(0) {
         Ok(gpu) => {
             let (major, minor) = gpu.compute_capability();
             println!(

@@ -6,7 +6,7 @@
 //! driver here (after printing `examples: skipped: no CUDA driver (<why>)`).
 
 use ptx_sync::Mutex;
-use ptx_sync_host::{Gpu, Module, launch};
+use ptx_sync_host::{Device, Module, launch};
 use std::collections::{HashMap, HashSet};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -14,7 +14,7 @@ use std::time::Duration;
 /// The kernel crate's PTX, built by build.rs (`ptx_sync_build` sets `KERNELS_PTX`).
 const PTX: &str = include_str!(env!("KERNELS_PTX"));
 
-/// How long a launch may take before it counts as deadlocked (`Gpu::wait`'s watchdog). Every
+/// How long a launch may take before it counts as deadlocked (`Device::wait`'s watchdog). Every
 /// example finishes in well under a second.
 const WATCHDOG: Duration = Duration::from_secs(20);
 
@@ -43,7 +43,7 @@ fn check(ok: bool, why: impl FnOnce() -> String) -> Result<(), Failed> {
     }
 }
 
-type Example = fn(&Gpu, &Module) -> Result<String, Failed>;
+type Example = fn(&Device, &Module) -> Result<String, Failed>;
 
 const EXAMPLES: [(&str, Example); 4] = [
     ("first_kernel", first_kernel),
@@ -57,7 +57,7 @@ fn main() -> ExitCode {
         println!("examples: skipped: no CUDA driver ({why})");
         return ExitCode::from(2);
     }
-    let opened = Gpu::open(0).and_then(|gpu| {
+    let opened = Device::open(0).and_then(|gpu| {
         let kernels = gpu.load_ptx_str("kernels.ptx (embedded)", PTX)?;
         Ok((gpu, kernels))
     });
@@ -123,7 +123,7 @@ impl Rng {
 
 /// Example 1: the README's first kernel. The last block to finish publishes the sum of all
 /// inputs.
-fn first_kernel(gpu: &Gpu, kernels: &Module) -> Result<String, Failed> {
+fn first_kernel(gpu: &Device, kernels: &Module) -> Result<String, Failed> {
     let n: u32 = 1 << 20;
     let mut rng = Rng(1);
     let input: Vec<u32> = (0..n).map(|_| rng.below(1000)).collect();
@@ -157,7 +157,7 @@ fn first_kernel(gpu: &Gpu, kernels: &Module) -> Result<String, Failed> {
 
 /// Example 2: producer blocks and consumer blocks through a ring buffer of turn-flagged
 /// slots; every item must be consumed exactly once.
-fn producer_consumer(gpu: &Gpu, kernels: &Module) -> Result<String, Failed> {
+fn producer_consumer(gpu: &Device, kernels: &Module) -> Result<String, Failed> {
     let kernel = kernels.kernel("producer_consumer")?;
     // Consumers wait for producers (and producers for consumers once the ring is full): every
     // block must be resident, so the launch is cooperative and sized to fit.
@@ -222,7 +222,7 @@ fn bucket_of(key: u32, bucket_bits: u32) -> u32 {
 }
 
 /// Example 3: counting keys in a hash table with one `Mutex<u32, Gpu>` per bucket.
-fn hash_table(gpu: &Gpu, kernels: &Module) -> Result<String, Failed> {
+fn hash_table(gpu: &Device, kernels: &Module) -> Result<String, Failed> {
     type BucketLock = Mutex<u32, ptx_sync::Gpu>;
     let (n, universe, bucket_bits, slots) = (1u32 << 18, 1u32 << 15, 13u32, 32u32);
     let buckets = 1u32 << bucket_bits;
@@ -312,7 +312,7 @@ fn hash_table(gpu: &Gpu, kernels: &Module) -> Result<String, Failed> {
 
 /// Example 4: a cooperative grid reduction. Per-block partial sums, a `GridBarrier`, then
 /// every block sums the partials.
-fn grid_reduction(gpu: &Gpu, kernels: &Module) -> Result<String, Failed> {
+fn grid_reduction(gpu: &Device, kernels: &Module) -> Result<String, Failed> {
     let kernel = kernels.kernel("grid_sum")?;
     let n: u32 = 1 << 22;
     let mut rng = Rng(4);

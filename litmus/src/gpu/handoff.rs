@@ -22,7 +22,7 @@ use ptx_sync_host::cudarc::driver::{
     CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use ptx_sync_host::ptx_sync::barrier::init_word;
-use ptx_sync_host::{Gpu, Kernel, MappedBuffer, Module};
+use ptx_sync_host::{Device, Kernel, MappedBuffer, Module};
 use std::fmt::Display;
 use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
@@ -285,7 +285,7 @@ fn watchdog(scale: f64) -> Duration {
 
 /// Everything a row's launches need.
 struct Env<'a> {
-    gpu: &'a Gpu,
+    gpu: &'a Device,
     module: &'a Module,
     plan: Plan,
     limit: Duration,
@@ -349,7 +349,7 @@ impl Env<'_> {
 }
 
 /// Runs the primitive-shaped tests and the host/GPU MP; `scale` multiplies instance counts.
-pub fn run(gpu: &Gpu, module: &Module, scale: f64) -> Result<Vec<Row>, String> {
+pub fn run(gpu: &Device, module: &Module, scale: f64) -> Result<Vec<Row>, String> {
     let env = Env {
         gpu,
         module,

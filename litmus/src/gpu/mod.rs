@@ -10,7 +10,7 @@ use crate::plan::{draw, kernel_name, launch_seed, Geometry, Knobs, SCRATCH_WORDS
 use crate::report::{Outcome, Row};
 use crate::tests::Shape;
 use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
-use ptx_sync_host::{Gpu, Module};
+use ptx_sync_host::{Device, Module};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -40,7 +40,7 @@ pub struct CellRun {
 
 /// The GPU, the litmus module and the buffers every cell reuses.
 pub struct Suite {
-    pub gpu: Gpu,
+    pub gpu: Device,
     pub module: Module,
     pub geometry: Geometry,
     /// What launches may be drawn with (`--strides`).
@@ -74,7 +74,7 @@ impl Suite {
     /// `blocks_per_sm` blocks of `block_threads` on every SM, refused (with the limit) if a
     /// cooperative launch could not hold them.
     pub fn open(ptx_dir: &Path, blocks_per_sm: u32, block_threads: u32) -> Result<Suite, String> {
-        let gpu = Gpu::open(0).map_err(|e| e.to_string())?;
+        let gpu = Device::open(0).map_err(|e| e.to_string())?;
         let module = gpu
             .load_ptx(&ptx_dir.join(KERNELS_PTX))
             .map_err(|e| e.to_string())?;

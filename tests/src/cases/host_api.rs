@@ -1,5 +1,5 @@
 //! The host crate's typed API end to end (kernels: tests/kernels/src/host_api.rs): a module
-//! loaded from PTX text (`Gpu::load_ptx_str`), `launch!` in all its forms (plain, by kernel or
+//! loaded from PTX text (`Device::load_ptx_str`), `launch!` in all its forms (plain, by kernel or
 //! by `module.name`, arguments by value and by reference; cooperative with a `GridBarrier`;
 //! clusters), device statics read and written from the host (`Module::read_global`,
 //! `write_global`, `global_ptr`), and the errors each refuses with. Every value is checked.

@@ -1,4 +1,4 @@
-//! Misuse: a kernel deadlocked on a latch nobody opens is caught (by `Gpu::wait`'s limit in
+//! Misuse: a kernel deadlocked on a latch nobody opens is caught (by `Device::wait`'s limit in
 //! the process, and by the runner's watchdog with the test's name), and a debug build of the
 //! primitives traps on a semaphore released past MAX, on a latch counted below zero and on a
 //! barrier in local memory (tests/kernels builds ptx-sync with `debug-assertions = true`).
@@ -18,7 +18,7 @@ const ONE_THREAD: LaunchConfig = LaunchConfig {
 };
 
 /// A kernel waits with `wait()` on a `Latch<Sys>` in mapped memory that nobody counts down:
-/// `Gpu::wait` must give up with `Error::Timeout` while the kernel is stuck; once the host opens
+/// `Device::wait` must give up with `Error::Timeout` while the kernel is stuck; once the host opens
 /// the latch, the same kernel must finish (so it was the latch that held it).
 fn latch_deadlock_times_out(ctx: &Ctx) -> Result<String, String> {
     let limit = Duration::from_millis(500);
@@ -48,7 +48,7 @@ fn latch_deadlock_times_out(ctx: &Ctx) -> Result<String, String> {
         return Err("the kernel finished without passing the latch".into());
     }
     Ok(format!(
-        "Gpu::wait gave Timeout after {:.2} s while the kernel waited on a closed latch; it finished once the host opened the latch",
+        "Device::wait gave Timeout after {:.2} s while the kernel waited on a closed latch; it finished once the host opened the latch",
         stuck.as_secs_f64()
     ))
 }

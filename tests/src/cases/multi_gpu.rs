@@ -11,7 +11,7 @@
 //! tests/kernels/src/multi_gpu.rs); this file's unit tests run them on host threads.
 //!
 //! With `PTX_SYNC_MULTI_GPU_LOOPBACK=1 CUDA_MODULE_LOADING=EAGER` on a machine with one GPU,
-//! both halves run on GPU 0 instead, through two streams (`Gpu::with_new_stream`), the shared
+//! both halves run on GPU 0 instead, through two streams (`Device::with_new_stream`), the shared
 //! words in portable pinned host memory: the kernels' protocols and the host API meet real
 //! hardware there, though not a second GPU's link (peer-memory cases still skip; the outputs
 //! say `loopback`). Eager loading is required, and the cases skip without it, because under lazy
@@ -32,7 +32,7 @@ use crate::{skip, Ctx, GpuTest, KERNELS_PTX};
 use plan::*;
 use ptx_sync_host::cudarc::driver::{CudaSlice, PushKernelArg};
 use ptx_sync_host::ptx_sync::barrier::init_word;
-use ptx_sync_host::{launch_config, Error, Gpu, Module, PeerBuffer, PortableBuffer};
+use ptx_sync_host::{launch_config, Error, Device, Module, PeerBuffer, PortableBuffer};
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
@@ -47,7 +47,7 @@ fn e(x: impl std::fmt::Display) -> String {
 
 /// Two GPUs, each with the suite's kernels loaded.
 struct Two {
-    gpus: Vec<Gpu>,
+    gpus: Vec<Device>,
     kernels: Vec<Module>,
     /// Both "GPUs" are GPU 0, through two streams ([`LOOPBACK`]).
     loopback: bool,
@@ -75,17 +75,17 @@ fn noted(r: Result<String, String>) -> Result<String, String> {
 
 /// The first two GPUs, or (inner `Err`) why this machine cannot run the case.
 fn two(ctx: &Ctx) -> Result<Result<Two, String>, String> {
-    let (gpus, loopback) = match Gpu::open_at_least(2) {
+    let (gpus, loopback) = match Device::open_at_least(2) {
         Ok(gpus) => (gpus, false),
         Err(Error::TooFewGpus { .. }) if loopback_asked() && !eager_loading() => {
             return Ok(Err(format!(
-                "{LOOPBACK}=1 needs CUDA_MODULE_LOADING=EAGER too: under lazy loading one half's first launch waits for the other half's kernel to end (Gpu::with_new_stream)"
+                "{LOOPBACK}=1 needs CUDA_MODULE_LOADING=EAGER too: under lazy loading one half's first launch waits for the other half's kernel to end (Device::with_new_stream)"
             )));
         }
         Err(Error::TooFewGpus { .. }) if loopback_asked() => {
             // Two streams of their own: neither is the legacy default stream, which
             // synchronizes with others.
-            let g = Gpu::open(0).map_err(e)?;
+            let g = Device::open(0).map_err(e)?;
             let g0 = g.with_new_stream().map_err(e)?;
             let g1 = g.with_new_stream().map_err(e)?;
             (vec![g0, g1], true)
@@ -195,7 +195,7 @@ impl Shared {
     }
 
     /// The address kernels on `gpu` use.
-    fn ptr(&self, gpu: &Gpu) -> Result<u64, String> {
+    fn ptr(&self, gpu: &Device) -> Result<u64, String> {
         match self {
             Shared::Host(b) => b.device_ptr(gpu),
             Shared::Peer(b) => b.device_ptr_for(gpu),
@@ -324,8 +324,8 @@ fn download(two: &Two, g: usize, stats: &CudaSlice<u32>) -> Result<Vec<u32>, Str
 /// peer, a buffer used on a GPU it is not mapped for. Passes with one GPU (saying the other
 /// cases skip there).
 fn probe(_ctx: &Ctx) -> Result<String, String> {
-    let count = Gpu::count().map_err(e)?;
-    match Gpu::open_list(&[0, count]) {
+    let count = Device::count().map_err(e)?;
+    match Device::open_list(&[0, count]) {
         Err(Error::NoSuchGpu { ordinal, count: c }) if (ordinal, c) == (count, count) => {}
         other => {
             return Err(format!(
@@ -333,7 +333,7 @@ fn probe(_ctx: &Ctx) -> Result<String, String> {
             ));
         }
     }
-    match Gpu::open_at_least(count + 1) {
+    match Device::open_at_least(count + 1) {
         Err(Error::TooFewGpus { needed, count: c }) if (needed, c) == (count + 1, count) => {}
         other => {
             return Err(format!(
@@ -342,7 +342,7 @@ fn probe(_ctx: &Ctx) -> Result<String, String> {
             ));
         }
     }
-    let gpus = Gpu::open_all().map_err(e)?;
+    let gpus = Device::open_all().map_err(e)?;
     let mut facts = vec![format!("{count} GPU(s)")];
     for g in &gpus {
         let (major, minor) = g.compute_capability();
@@ -400,7 +400,7 @@ fn probe(_ctx: &Ctx) -> Result<String, String> {
     if gpus.len() < 2 {
         facts.push("the other multi_gpu_* cases skip here (they need two GPUs)".into());
     } else if all_can {
-        let n = Gpu::enable_peer_access_all(&gpus).map_err(e)?.len();
+        let n = Device::enable_peer_access_all(&gpus).map_err(e)?.len();
         facts.push(format!("peer access enabled for all {n} ordered pairs"));
     } else {
         facts.push("peer access is not possible between every pair".into());

@@ -47,7 +47,7 @@ const SHAPES: [(u32, &str); 7] = [
 struct Kind {
     /// `pattern_<kernel>_{global,shared,table}`.
     kernel: &'static str,
-    /// Bytes of one object at Gpu scope and at Cta scope (host build of ptx-sync).
+    /// Bytes of one object at Device scope and at Cta scope (host build of ptx-sync).
     size_gpu: usize,
     size_cta: usize,
     /// Holders admitted at once (free units when idle).

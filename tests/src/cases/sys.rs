@@ -334,8 +334,8 @@ fn consume_window(ctx: &Ctx) -> Result<String, String> {
 /// Rounds of fan-in to the host: the host raises a `Sys` flag, every block writes one word per
 /// thread, and the host waits on a `Latch<Sys>` (with `HostBackoff` or a spin), then checks every
 /// word. The GPU counts the latch down once per block, or (`aggregate`) once per round: the
-/// blocks meet on a `Gpu`-scope counter in device memory and the last one counts down, which
-/// checks that a `Gpu`-scope acq_rel chain followed by one `Sys` release carries every block's
+/// blocks meet on a `Device`-scope counter in device memory and the last one counts down, which
+/// checks that a `Device`-scope acq_rel chain followed by one `Sys` release carries every block's
 /// writes to the host. (On the H100 both took the same time per round: the 132 blocks polling
 /// the host's flag, not the count-downs, set the pace; see ptx_sync_host::sys.) The `host_spin`
 /// variant measures what `HostBackoff` costs against a pure spin. Cooperative launch: the
@@ -411,7 +411,7 @@ fn latch_rounds(ctx: &Ctx, aggregate: bool, how: HostWait) -> Result<String, Str
         ));
     }
     let how_many = if aggregate {
-        "once per round, by the last of the blocks meeting on a Gpu-scope counter"
+        "once per round, by the last of the blocks meeting on a Device-scope counter"
     } else {
         "once per block"
     };

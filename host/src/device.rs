@@ -32,7 +32,7 @@ fn check_ptx_path(path: &Path) -> Result<()> {
 }
 
 /// One GPU: its context and the stream everything here launches and copies on.
-pub struct Gpu {
+pub struct Device {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     name: String,
@@ -40,9 +40,9 @@ pub struct Gpu {
     cc: (u32, u32),
 }
 
-impl fmt::Debug for Gpu {
+impl fmt::Debug for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Gpu")
+        f.debug_struct("Device")
             .field("name", &self.name)
             .field("ordinal", &self.ctx.ordinal())
             .field(
@@ -54,9 +54,9 @@ impl fmt::Debug for Gpu {
     }
 }
 
-impl Gpu {
+impl Device {
     /// Opens GPU `ordinal`, or reports [`Error::NoDriver`].
-    pub fn open(ordinal: usize) -> Result<Gpu> {
+    pub fn open(ordinal: usize) -> Result<Device> {
         driver_available().map_err(Error::NoDriver)?;
         let ctx = CudaContext::new(ordinal).map_err(|e| Error::Driver {
             what: format!("opening GPU {ordinal}"),
@@ -74,7 +74,7 @@ impl Gpu {
         let name = ctx
             .name()
             .unwrap_or_else(|e| format!("<name unavailable: {e}>"));
-        Ok(Gpu {
+        Ok(Device {
             ctx,
             stream,
             name,
@@ -96,12 +96,12 @@ impl Gpu {
     /// started only after the producer gave up waiting for it. Loading the kernel with
     /// `cuFuncLoad` first did not prevent it. Kernels on different GPUs (different contexts)
     /// are not affected by this.
-    pub fn with_new_stream(&self) -> Result<Gpu> {
+    pub fn with_new_stream(&self) -> Result<Device> {
         let stream = self
             .ctx
             .new_stream()
             .map_err(|e| self.driver_error("creating a stream", e))?;
-        Ok(Gpu {
+        Ok(Device {
             ctx: self.ctx.clone(),
             stream,
             name: self.name.clone(),
@@ -171,7 +171,7 @@ impl Gpu {
     /// # fn main() -> Result<(), ptx_sync_host::Error> {
     /// # const PTX: &str = "";
     /// // const PTX: &str = include_str!(env!("MY_KERNELS_PTX"));
-    /// let gpu = ptx_sync_host::Gpu::open(0)?;
+    /// let gpu = ptx_sync_host::Device::open(0)?;
     /// let kernels = gpu.load_ptx_str("my_kernels.ptx (embedded)", PTX)?;
     /// # Ok(()) }
     /// ```
@@ -272,7 +272,7 @@ impl fmt::Debug for Module {
 
 impl Module {
     /// What errors call the module: the PTX file's path, or the name given to
-    /// [`Gpu::load_ptx_str`].
+    /// [`Device::load_ptx_str`].
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -345,7 +345,7 @@ impl Module {
     /// The global variable `name` after checking that it exists ([`Error::GlobalNotFound`]),
     /// that its size is `size_of::<T>()` ([`Error::GlobalSize`]) and that `gpu` is the one that
     /// loaded the module.
-    fn typed_global<T>(&self, gpu: &Gpu, name: &str, what: &str) -> Result<u64> {
+    fn typed_global<T>(&self, gpu: &Device, name: &str, what: &str) -> Result<u64> {
         if gpu.context().cu_ctx() != self.stream.context().cu_ctx() {
             return Err(Error::Driver {
                 what: format!(
@@ -370,13 +370,13 @@ impl Module {
     /// Reads the global variable `name` as a `T` (an `Atomic<u32, _>` static reads as a
     /// `u32`): [`Error::GlobalNotFound`] if the module has none, [`Error::GlobalSize`] if its
     /// size is not `size_of::<T>()`. The copy is ordered after the work already launched on
-    /// `gpu`'s stream and waited for, without a watchdog: [`Gpu::wait`] first if a kernel might
+    /// `gpu`'s stream and waited for, without a watchdog: [`Device::wait`] first if a kernel might
     /// not finish.
     ///
     /// ```no_run
     /// # fn main() -> Result<(), ptx_sync_host::Error> {
     /// // Kernel crate: #[unsafe(no_mangle)] static COUNTER: Atomic<u32, Gpu> = Atomic::new(0);
-    /// let gpu = ptx_sync_host::Gpu::open(0)?;
+    /// let gpu = ptx_sync_host::Device::open(0)?;
     /// let module = gpu.load_ptx("ptx/my_kernels.ptx".as_ref())?;
     /// module.write_global(&gpu, "COUNTER", &0u32)?;
     /// // ... launch kernels that count ...
@@ -384,7 +384,7 @@ impl Module {
     /// let count: u32 = module.read_global(&gpu, "COUNTER")?;
     /// # Ok(()) }
     /// ```
-    pub fn read_global<T: DeviceRepr + Default>(&self, gpu: &Gpu, name: &str) -> Result<T> {
+    pub fn read_global<T: DeviceRepr + Default>(&self, gpu: &Device, name: &str) -> Result<T> {
         let ptr = self.typed_global::<T>(gpu, name, "reading")?;
         let mut value = T::default();
         let what = || format!("reading global `{name}` of {}", self.name);
@@ -410,7 +410,7 @@ impl Module {
     /// static): [`Error::GlobalNotFound`] if the module has none, [`Error::GlobalSize`] if its
     /// size is not `size_of::<T>()`. Ordered after the work already launched on `gpu`'s
     /// stream and before any launched later; returns once the copy is done.
-    pub fn write_global<T: DeviceRepr>(&self, gpu: &Gpu, name: &str, value: &T) -> Result<()> {
+    pub fn write_global<T: DeviceRepr>(&self, gpu: &Device, name: &str, value: &T) -> Result<()> {
         let ptr = self.typed_global::<T>(gpu, name, "writing")?;
         let stream = gpu.stream();
         // SAFETY: `ptr` holds `size_of::<T>()` bytes of the module's memory (checked); `value`
@@ -525,7 +525,7 @@ mod tests {
                 "{why}"
             );
             for ordinal in [0, 4096] {
-                match Gpu::open(ordinal) {
+                match Device::open(ordinal) {
                     Err(Error::NoDriver(reason)) => {
                         assert_eq!(reason, why);
                         assert_eq!(
@@ -539,7 +539,7 @@ mod tests {
             }
             return;
         }
-        let e = Gpu::open(4096).expect_err("opened a GPU 4096");
+        let e = Device::open(4096).expect_err("opened a GPU 4096");
         let msg = e.to_string();
         match &e {
             Error::Driver {
@@ -552,7 +552,7 @@ mod tests {
             msg.starts_with("opening GPU 4096: CUDA_ERROR_INVALID_DEVICE"),
             "{msg}"
         );
-        let gpu = Gpu::open(0).expect("a driver but no GPU 0");
+        let gpu = Device::open(0).expect("a driver but no GPU 0");
         let missing = Path::new("/nonexistent/ptx_sync_test_kernels.ptx");
         match gpu.load_ptx(missing) {
             Err(Error::PtxNotFound(p)) => assert_eq!(p, missing),
