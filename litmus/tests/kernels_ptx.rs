@@ -7,6 +7,7 @@
 use ptx_sync_litmus::oracle::Variant;
 use ptx_sync_litmus::plan::kernel_name;
 use ptx_sync_litmus::tests::{Insn, Shape, SHAPES};
+use ptx_sync_testkit::ptx;
 use xtask::{build_ptx, workspace_root, Arch};
 
 /// The expected instructions of `shape` as `variant`: for each role, its marker and then one
@@ -32,24 +33,14 @@ fn expected(shape: &Shape, variant: Variant) -> Vec<String> {
     out
 }
 
-/// The body of `.entry name` in `ptx`.
-fn body<'a>(ptx: &'a str, name: &str) -> &'a str {
-    let start = ptx
-        .find(&format!(".entry {name}("))
-        .unwrap_or_else(|| panic!("no kernel {name} in the PTX"));
-    let rest = &ptx[start..];
-    let end = rest.find("\n}\n").expect("end of kernel");
-    &rest[..end]
-}
-
 /// The opcode of `line` (trimmed) if it is a memory-model instruction: ld, st, fence, atom,
 /// red, membar.
 fn memory_op(line: &str) -> Option<String> {
-    let op = line.split_whitespace().next()?;
+    let op = ptx::opcode(line);
     ["ld.", "st.", "fence.", "atom.", "red.", "membar"]
         .iter()
         .any(|p| op.starts_with(p))
-        .then(|| op.trim_end_matches(';').to_string())
+        .then(|| op.to_string())
 }
 
 /// The markers and the memory-model instructions (ld/st/fence/atom/red) from the first role
@@ -80,7 +71,7 @@ fn check(arch: Arch) {
         for variant in Variant::ALL {
             let name = kernel_name(shape, variant);
             assert_eq!(
-                observed(body(&ptx, &name)),
+                observed(ptx::body(&ptx, &name)),
                 expected(shape, variant),
                 "{arch} {name}: PTX differs from the shape {}",
                 shape.name
@@ -120,7 +111,7 @@ fn the_control_differs_from_the_claim() {
 
 /// The memory-model instructions of kernel `name` (all of its body).
 fn ops(ptx: &str, name: &str) -> Vec<String> {
-    body(ptx, name).lines().filter_map(memory_op).collect()
+    ptx::body(ptx, name).lines().filter_map(memory_op).collect()
 }
 
 #[test]
