@@ -24,6 +24,8 @@ fn main() {
         // `bool` is `AtomicBool` and `flag` `AtomicFlag` (both over a `u32` word), `ptr`
         // `AtomicPtr<u32, S>`; the others `Atomic<T, S>`.
         let a = match ty {
+            // The operations without a word (fences, block, warp and clock helpers) leave it out.
+            "none" => String::new(),
             "bool" => format!("AtomicBool::<{scope}>::from_ptr(p)"),
             "flag" => format!("AtomicFlag::<{scope}>::from_ptr(p)"),
             "ptr" => format!("AtomicPtr::<u32, {scope}>::from_ptr(p)"),
@@ -33,11 +35,14 @@ fn main() {
             }
             // A state-space handle (cases.rs `space_of`).
             _ if space_of(ty).is_some() => space_handle(ty, scope),
+            // A scalar (`value_type` refuses any other name).
             _ => format!("Atomic::<{}, {scope}>::from_ptr(p)", value_type(ty)),
         };
         // Operations without an operand: `fetch_not`, and the flag's `test_and_set`, `clear`.
         let arg = match op.name {
             "fetch_not" | "test_and_set" | "clear" => "",
+            // Every other operation takes `*v`: a mistyped name here becomes a method that
+            // does not exist, which the kernel crate's build refuses.
             _ => "*v, ",
         };
         let body = match op.kind {
@@ -53,17 +58,19 @@ fn main() {
                 let step = match ty {
                     "bool" => "!x",
                     "f32" | "f64" | "f16" | "bf16" | "f16x2" | "bf16x2" => "-x",
-                    _ => "x.wrapping_add(1)",
+                    "u8" | "i8" | "u16" | "i16" | "u32" | "i32" | "u64" | "i64" | "usize"
+                    | "isize" | "ptr" => "x.wrapping_add(1)",
+                    other => unknown("type of an update", other),
                 };
-                if op.name == "update" {
-                    format!(
+                match op.name {
+                    "update" => format!(
                         "let _ = v; *out = {a}.update(Ordering::{s}, Ordering::{f}, |x| {step});"
-                    )
-                } else {
-                    format!(
+                    ),
+                    "fetch_update" | "try_update" => format!(
                         "let _ = v; *out = match {a}.{}(Ordering::{s}, Ordering::{f}, |x| Some({step})) {{ Ok(x) | Err(x) => x }};",
                         op.name
-                    )
+                    ),
+                    other => unknown("update", other),
                 }
             }
             // Timed waits: 1 us from the first failed poll (`*_for`), or until a run-time
@@ -162,7 +169,8 @@ fn main() {
                     "latch_init" => format!("Latch::<{scope}>::from_ptr(p).init(*v);"),
                     "semaphore_init" => format!("Semaphore::<{scope}, 4>::from_ptr(p).init(*v);"),
                     "atomic_wait" => format!("*out = Atomic::<u32, {scope}>::from_ptr(p).wait(*v, Ordering::Acquire);"),
-                    _ => format!("*out = Atomic::<u32, {scope}>::from_ptr(p).wait_until_for(d, Ordering::Acquire, |x| x == *v).unwrap_or(0);"),
+                    "atomic_wait_until_for" => format!("*out = Atomic::<u32, {scope}>::from_ptr(p).wait_until_for(d, Ordering::Acquire, |x| x == *v).unwrap_or(0);"),
+                    other => unknown("primitive operation", other),
                 };
                 format!("let _ = (v, out); let d = core::time::Duration::from_nanos(*v as u64); let t = ptx_sync::clock::Instant::from_nanos(*v as u64); let _ = (d, t); {call}")
             }
@@ -190,7 +198,8 @@ fn main() {
                     "grid_sync" => "GridBarrier::<ptx_sync::Spin>::from_ptr(p).sync();",
                     "cluster_sync" => "ptx_sync::cluster::sync();",
                     "cluster_arrive_relaxed" => "ptx_sync::cluster::arrive_relaxed();",
-                    _ => "*out = ptx_sync::cluster::map_shared(p, *v) as usize as u32;",
+                    "cluster_map_shared" => "*out = ptx_sync::cluster::map_shared(p, *v) as usize as u32;",
+                    other => unknown("block operation", other),
                 };
                 format!("let _ = (p, v, out); {call}")
             }
@@ -238,7 +247,8 @@ fn main() {
                     "let _ = p; *out = ptx_sync::warp::elect_one(*v) as u32;".to_string()
                 }
                 "leader" => "let _ = p; *out = ptx_sync::warp::leader(*v) as u32;".to_string(),
-                _ => "let _ = (p, out); ptx_sync::warp::sync(*v);".to_string(),
+                "warp_sync" => "let _ = (p, out); ptx_sync::warp::sync(*v);".to_string(),
+                other => unknown("wait or warp operation", other),
             },
         };
         // The word's type (`p`), and the value's (`v`, `out`).
@@ -248,6 +258,7 @@ fn main() {
             "ptr" => ("*mut u32", "*mut u32"),
             _ if VECTORS.contains(&ty) => (vector(ty).1, vector(ty).1),
             _ if space_of(ty).is_some() => (space_of(ty).unwrap().1, space_of(ty).unwrap().1),
+            // A scalar (`value_type` refuses any other name).
             _ => (value_type(ty), value_type(ty)),
         };
         writeln!(
@@ -260,14 +271,23 @@ fn main() {
     std::fs::write(out, src).unwrap();
 }
 
-/// The Rust type of a value type code: the half floats are `ptx_sync`'s types.
+/// A case name this generator has no arm for: a typo in cases.rs, or a new operation or type
+/// that needs its arm here (a catch-all arm would quietly stamp some other kernel for it).
+fn unknown(what: &str, name: &str) -> ! {
+    panic!("tests/golden/build.rs: no kernel body for the {what} {name:?} (cases.rs): add its arm")
+}
+
+/// The Rust type of a scalar value type code: the half floats are `ptx_sync`'s types, the
+/// others Rust's primitives of that name.
 fn value_type(ty: &str) -> &str {
     match ty {
         "f16" => "ptx_sync::F16",
         "bf16" => "ptx_sync::Bf16",
         "f16x2" => "ptx_sync::F16x2",
         "bf16x2" => "ptx_sync::Bf16x2",
-        other => other,
+        "u8" | "i8" | "u16" | "i16" | "u32" | "i32" | "u64" | "i64" | "u128" | "usize"
+        | "isize" | "f32" | "f64" => ty,
+        other => unknown("value type", other),
     }
 }
 
@@ -280,7 +300,7 @@ fn vector(ty: &str) -> (&'static str, &'static str) {
         "v8f16" => ("AtomicF16x8", "[ptx_sync::F16; 8]"),
         "v4bf16" => ("AtomicBf16x4", "[ptx_sync::Bf16; 4]"),
         "v8bf16" => ("AtomicBf16x8", "[ptx_sync::Bf16; 8]"),
-        other => panic!("not a vector type: {other}"),
+        other => unknown("vector type", other),
     }
 }
 
@@ -294,6 +314,7 @@ fn space_handle(ty: &str, scope: &str) -> String {
     match space {
         "shared::cta" => format!("crate::WORD.shared().cast::<{atomic}>()"),
         "global" => format!("ptx_sync::Global::<{atomic}>::from_generic(p.cast())"),
-        _ => format!("crate::WORD.shared().cast::<{atomic}>().map(1)"),
+        "shared::cluster" => format!("crate::WORD.shared().cast::<{atomic}>().map(1)"),
+        other => unknown("state space", other),
     }
 }
