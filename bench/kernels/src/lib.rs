@@ -62,406 +62,86 @@ macro_rules! op {
     };
 }
 
-macro_rules! atomic_kernel {
-    ($name:ident, $t:ty, $S:ident, $op:ident, $contended:expr, $o:ident) => {
+/// Stamps one kernel per row: `name: type, scope, op, words, order;`, where `words` is
+/// `contended` or `distinct` (see [`word`]). Every thread applies `op` `iters` times with
+/// `order` and stores the sum of what it read; the name spells the row as the C++ kernel in
+/// bench/cpp/atomic_kernels.inc does.
+macro_rules! atomic_kernels {
+    ($($name:ident: $t:ty, $S:ident, $op:ident, $words:ident, $o:ident;)*) => {$(
         #[no_mangle]
         #[allow(unused_variables)] // `i` is used by Exchange only
         pub unsafe extern "ptx-kernel" fn $name(words: *mut $t, out: *mut $t, iters: i32) {
             let tid = global_id();
-            let a = Atomic::<$t, $S>::from_ptr(word::<$t, $S>(words, $contended));
+            let a = Atomic::<$t, $S>::from_ptr(word::<$t, $S>(words, contended!($words)));
             let mut sum: $t = 0;
             for i in 0..iters {
                 sum = sum.wrapping_add(op!($op, a, tid, i, $t, $o));
             }
             *out.add(tid) = sum;
         }
+    )*};
+}
+
+/// A row's `words` as [`word`]'s `contended` flag.
+macro_rules! contended {
+    (contended) => {
+        true
+    };
+    (distinct) => {
+        false
     };
 }
 
-atomic_kernel!(
-    atomic__fetch_add__contended__cta__relaxed__u32,
-    u32,
-    Cta,
-    FetchAdd,
-    true,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__fetch_add__contended__cta__relaxed__u64,
-    u64,
-    Cta,
-    FetchAdd,
-    true,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__fetch_add__contended__cta__acq_rel__u32,
-    u32,
-    Cta,
-    FetchAdd,
-    true,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__fetch_add__contended__cta__acq_rel__u64,
-    u64,
-    Cta,
-    FetchAdd,
-    true,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__fetch_add__contended__gpu__relaxed__u32,
-    u32,
-    Gpu,
-    FetchAdd,
-    true,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__fetch_add__contended__gpu__relaxed__u64,
-    u64,
-    Gpu,
-    FetchAdd,
-    true,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__fetch_add__contended__gpu__acq_rel__u32,
-    u32,
-    Gpu,
-    FetchAdd,
-    true,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__fetch_add__contended__gpu__acq_rel__u64,
-    u64,
-    Gpu,
-    FetchAdd,
-    true,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__fetch_add__distinct__cta__relaxed__u32,
-    u32,
-    Cta,
-    FetchAdd,
-    false,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__fetch_add__distinct__cta__relaxed__u64,
-    u64,
-    Cta,
-    FetchAdd,
-    false,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__fetch_add__distinct__cta__acq_rel__u32,
-    u32,
-    Cta,
-    FetchAdd,
-    false,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__fetch_add__distinct__cta__acq_rel__u64,
-    u64,
-    Cta,
-    FetchAdd,
-    false,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__fetch_add__distinct__gpu__relaxed__u32,
-    u32,
-    Gpu,
-    FetchAdd,
-    false,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__fetch_add__distinct__gpu__relaxed__u64,
-    u64,
-    Gpu,
-    FetchAdd,
-    false,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__fetch_add__distinct__gpu__acq_rel__u32,
-    u32,
-    Gpu,
-    FetchAdd,
-    false,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__fetch_add__distinct__gpu__acq_rel__u64,
-    u64,
-    Gpu,
-    FetchAdd,
-    false,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__cas_loop__contended__cta__relaxed__u32,
-    u32,
-    Cta,
-    CasLoop,
-    true,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__cas_loop__contended__cta__relaxed__u64,
-    u64,
-    Cta,
-    CasLoop,
-    true,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__cas_loop__contended__cta__acq_rel__u32,
-    u32,
-    Cta,
-    CasLoop,
-    true,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__cas_loop__contended__cta__acq_rel__u64,
-    u64,
-    Cta,
-    CasLoop,
-    true,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__cas_loop__contended__gpu__relaxed__u32,
-    u32,
-    Gpu,
-    CasLoop,
-    true,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__cas_loop__contended__gpu__relaxed__u64,
-    u64,
-    Gpu,
-    CasLoop,
-    true,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__cas_loop__contended__gpu__acq_rel__u32,
-    u32,
-    Gpu,
-    CasLoop,
-    true,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__cas_loop__contended__gpu__acq_rel__u64,
-    u64,
-    Gpu,
-    CasLoop,
-    true,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__cas_loop__distinct__cta__relaxed__u32,
-    u32,
-    Cta,
-    CasLoop,
-    false,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__cas_loop__distinct__cta__relaxed__u64,
-    u64,
-    Cta,
-    CasLoop,
-    false,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__cas_loop__distinct__cta__acq_rel__u32,
-    u32,
-    Cta,
-    CasLoop,
-    false,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__cas_loop__distinct__cta__acq_rel__u64,
-    u64,
-    Cta,
-    CasLoop,
-    false,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__cas_loop__distinct__gpu__relaxed__u32,
-    u32,
-    Gpu,
-    CasLoop,
-    false,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__cas_loop__distinct__gpu__relaxed__u64,
-    u64,
-    Gpu,
-    CasLoop,
-    false,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__cas_loop__distinct__gpu__acq_rel__u32,
-    u32,
-    Gpu,
-    CasLoop,
-    false,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__cas_loop__distinct__gpu__acq_rel__u64,
-    u64,
-    Gpu,
-    CasLoop,
-    false,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__exchange__contended__cta__relaxed__u32,
-    u32,
-    Cta,
-    Exchange,
-    true,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__exchange__contended__cta__relaxed__u64,
-    u64,
-    Cta,
-    Exchange,
-    true,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__exchange__contended__cta__acq_rel__u32,
-    u32,
-    Cta,
-    Exchange,
-    true,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__exchange__contended__cta__acq_rel__u64,
-    u64,
-    Cta,
-    Exchange,
-    true,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__exchange__contended__gpu__relaxed__u32,
-    u32,
-    Gpu,
-    Exchange,
-    true,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__exchange__contended__gpu__relaxed__u64,
-    u64,
-    Gpu,
-    Exchange,
-    true,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__exchange__contended__gpu__acq_rel__u32,
-    u32,
-    Gpu,
-    Exchange,
-    true,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__exchange__contended__gpu__acq_rel__u64,
-    u64,
-    Gpu,
-    Exchange,
-    true,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__exchange__distinct__cta__relaxed__u32,
-    u32,
-    Cta,
-    Exchange,
-    false,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__exchange__distinct__cta__relaxed__u64,
-    u64,
-    Cta,
-    Exchange,
-    false,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__exchange__distinct__cta__acq_rel__u32,
-    u32,
-    Cta,
-    Exchange,
-    false,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__exchange__distinct__cta__acq_rel__u64,
-    u64,
-    Cta,
-    Exchange,
-    false,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__exchange__distinct__gpu__relaxed__u32,
-    u32,
-    Gpu,
-    Exchange,
-    false,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__exchange__distinct__gpu__relaxed__u64,
-    u64,
-    Gpu,
-    Exchange,
-    false,
-    Relaxed
-);
-atomic_kernel!(
-    atomic__exchange__distinct__gpu__acq_rel__u32,
-    u32,
-    Gpu,
-    Exchange,
-    false,
-    AcqRel
-);
-atomic_kernel!(
-    atomic__exchange__distinct__gpu__acq_rel__u64,
-    u64,
-    Gpu,
-    Exchange,
-    false,
-    AcqRel
-);
+atomic_kernels! {
+    atomic__fetch_add__contended__cta__relaxed__u32: u32, Cta, FetchAdd, contended, Relaxed;
+    atomic__fetch_add__contended__cta__relaxed__u64: u64, Cta, FetchAdd, contended, Relaxed;
+    atomic__fetch_add__contended__cta__acq_rel__u32: u32, Cta, FetchAdd, contended, AcqRel;
+    atomic__fetch_add__contended__cta__acq_rel__u64: u64, Cta, FetchAdd, contended, AcqRel;
+    atomic__fetch_add__contended__gpu__relaxed__u32: u32, Gpu, FetchAdd, contended, Relaxed;
+    atomic__fetch_add__contended__gpu__relaxed__u64: u64, Gpu, FetchAdd, contended, Relaxed;
+    atomic__fetch_add__contended__gpu__acq_rel__u32: u32, Gpu, FetchAdd, contended, AcqRel;
+    atomic__fetch_add__contended__gpu__acq_rel__u64: u64, Gpu, FetchAdd, contended, AcqRel;
+    atomic__fetch_add__distinct__cta__relaxed__u32:  u32, Cta, FetchAdd, distinct, Relaxed;
+    atomic__fetch_add__distinct__cta__relaxed__u64:  u64, Cta, FetchAdd, distinct, Relaxed;
+    atomic__fetch_add__distinct__cta__acq_rel__u32:  u32, Cta, FetchAdd, distinct, AcqRel;
+    atomic__fetch_add__distinct__cta__acq_rel__u64:  u64, Cta, FetchAdd, distinct, AcqRel;
+    atomic__fetch_add__distinct__gpu__relaxed__u32:  u32, Gpu, FetchAdd, distinct, Relaxed;
+    atomic__fetch_add__distinct__gpu__relaxed__u64:  u64, Gpu, FetchAdd, distinct, Relaxed;
+    atomic__fetch_add__distinct__gpu__acq_rel__u32:  u32, Gpu, FetchAdd, distinct, AcqRel;
+    atomic__fetch_add__distinct__gpu__acq_rel__u64:  u64, Gpu, FetchAdd, distinct, AcqRel;
+    atomic__cas_loop__contended__cta__relaxed__u32:  u32, Cta, CasLoop, contended, Relaxed;
+    atomic__cas_loop__contended__cta__relaxed__u64:  u64, Cta, CasLoop, contended, Relaxed;
+    atomic__cas_loop__contended__cta__acq_rel__u32:  u32, Cta, CasLoop, contended, AcqRel;
+    atomic__cas_loop__contended__cta__acq_rel__u64:  u64, Cta, CasLoop, contended, AcqRel;
+    atomic__cas_loop__contended__gpu__relaxed__u32:  u32, Gpu, CasLoop, contended, Relaxed;
+    atomic__cas_loop__contended__gpu__relaxed__u64:  u64, Gpu, CasLoop, contended, Relaxed;
+    atomic__cas_loop__contended__gpu__acq_rel__u32:  u32, Gpu, CasLoop, contended, AcqRel;
+    atomic__cas_loop__contended__gpu__acq_rel__u64:  u64, Gpu, CasLoop, contended, AcqRel;
+    atomic__cas_loop__distinct__cta__relaxed__u32:   u32, Cta, CasLoop, distinct, Relaxed;
+    atomic__cas_loop__distinct__cta__relaxed__u64:   u64, Cta, CasLoop, distinct, Relaxed;
+    atomic__cas_loop__distinct__cta__acq_rel__u32:   u32, Cta, CasLoop, distinct, AcqRel;
+    atomic__cas_loop__distinct__cta__acq_rel__u64:   u64, Cta, CasLoop, distinct, AcqRel;
+    atomic__cas_loop__distinct__gpu__relaxed__u32:   u32, Gpu, CasLoop, distinct, Relaxed;
+    atomic__cas_loop__distinct__gpu__relaxed__u64:   u64, Gpu, CasLoop, distinct, Relaxed;
+    atomic__cas_loop__distinct__gpu__acq_rel__u32:   u32, Gpu, CasLoop, distinct, AcqRel;
+    atomic__cas_loop__distinct__gpu__acq_rel__u64:   u64, Gpu, CasLoop, distinct, AcqRel;
+    atomic__exchange__contended__cta__relaxed__u32:  u32, Cta, Exchange, contended, Relaxed;
+    atomic__exchange__contended__cta__relaxed__u64:  u64, Cta, Exchange, contended, Relaxed;
+    atomic__exchange__contended__cta__acq_rel__u32:  u32, Cta, Exchange, contended, AcqRel;
+    atomic__exchange__contended__cta__acq_rel__u64:  u64, Cta, Exchange, contended, AcqRel;
+    atomic__exchange__contended__gpu__relaxed__u32:  u32, Gpu, Exchange, contended, Relaxed;
+    atomic__exchange__contended__gpu__relaxed__u64:  u64, Gpu, Exchange, contended, Relaxed;
+    atomic__exchange__contended__gpu__acq_rel__u32:  u32, Gpu, Exchange, contended, AcqRel;
+    atomic__exchange__contended__gpu__acq_rel__u64:  u64, Gpu, Exchange, contended, AcqRel;
+    atomic__exchange__distinct__cta__relaxed__u32:   u32, Cta, Exchange, distinct, Relaxed;
+    atomic__exchange__distinct__cta__relaxed__u64:   u64, Cta, Exchange, distinct, Relaxed;
+    atomic__exchange__distinct__cta__acq_rel__u32:   u32, Cta, Exchange, distinct, AcqRel;
+    atomic__exchange__distinct__cta__acq_rel__u64:   u64, Cta, Exchange, distinct, AcqRel;
+    atomic__exchange__distinct__gpu__relaxed__u32:   u32, Gpu, Exchange, distinct, Relaxed;
+    atomic__exchange__distinct__gpu__relaxed__u64:   u64, Gpu, Exchange, distinct, Relaxed;
+    atomic__exchange__distinct__gpu__acq_rel__u32:   u32, Gpu, Exchange, distinct, AcqRel;
+    atomic__exchange__distinct__gpu__acq_rel__u64:   u64, Gpu, Exchange, distinct, AcqRel;
+}
 
 macro_rules! float_kernel {
     ($name:ident, $contended:expr) => {
