@@ -18,8 +18,8 @@ pub enum Error {
     Skip(String),
 }
 
-/// `Result` with [`Error`].
-pub type Result<T> = std::result::Result<T, Error>;
+/// `Result` with [`Error`] unless another error type is named.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// What a case ends as.
 #[derive(Clone, Debug, PartialEq, Eq)]

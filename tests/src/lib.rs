@@ -4,7 +4,7 @@
 pub mod cases;
 pub mod runner;
 
-pub use runner::skip;
+pub use ptx_sync_testkit::{skip, Outcome, Result};
 
 use ptx_sync_host::{Device, Kernel, Module};
 use std::cell::OnceCell;
@@ -25,8 +25,8 @@ pub struct Ctx {
 
 impl Ctx {
     /// Opens GPU 0 for the PTX in `ptx_dir`.
-    pub fn new(ptx_dir: PathBuf) -> Result<Ctx, String> {
-        let gpu = Device::open(0).map_err(|e| e.to_string())?;
+    pub fn new(ptx_dir: PathBuf) -> Result<Ctx> {
+        let gpu = Device::open(0)?;
         Ok(Ctx {
             gpu,
             ptx_dir,
@@ -35,30 +35,24 @@ impl Ctx {
     }
 
     /// A kernel of tests/kernels (the module is loaded once, on first use).
-    pub fn kernel(&self, name: &str) -> Result<Kernel, String> {
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
         if self.kernels.get().is_none() {
-            let module = self
-                .gpu
-                .load_ptx(&self.ptx_dir.join(KERNELS_PTX))
-                .map_err(|e| e.to_string())?;
+            let module = self.gpu.load_ptx(&self.ptx_dir.join(KERNELS_PTX))?;
             let _ = self.kernels.set(module);
         }
-        self.kernels
-            .get()
-            .unwrap()
-            .kernel(name)
-            .map_err(|e| e.to_string())
+        self.kernels.get().unwrap().kernel(name).map_err(Into::into)
     }
 }
 
-/// One GPU test: `run` returns a short account of what it checked, or why it failed.
+/// One GPU test: `run` returns a short account of what it checked, why it failed, or (as
+/// [`skip`]) why it does not apply here.
 pub struct GpuTest {
     /// Unique name (what `--filter` and the report use).
     pub name: &'static str,
     /// The watchdog's limit for this test's process.
     pub timeout: Duration,
     /// The test.
-    pub run: fn(&Ctx) -> Result<String, String>,
+    pub run: fn(&Ctx) -> Result<String>,
 }
 
 /// Every test of the suite, in run order.

@@ -3,7 +3,7 @@
 //! (its context stays busy), so the process is the unit the watchdog can stop: the hung test
 //! fails with its name and the rest of the suite still runs.
 
-use crate::{all_tests, Ctx, GpuTest};
+use crate::{all_tests, Ctx, GpuTest, Outcome};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -89,20 +89,6 @@ pub fn parse_args(
     Ok(cli)
 }
 
-/// What a test returns to say it did not apply here (e.g. needs a newer GPU): the runner
-/// reports `SKIP name: reason` and counts it as skipped, neither passed nor failed.
-pub fn skip(reason: impl std::fmt::Display) -> Result<String, String> {
-    Ok(format!("{SKIP_PREFIX}{reason}"))
-}
-
-/// Whether a case's detail is a [`skip`].
-pub fn is_skip(detail: &str) -> bool {
-    detail.starts_with(SKIP_PREFIX)
-}
-
-/// The detail prefix [`skip`] uses.
-const SKIP_PREFIX: &str = "\u{1}skip: ";
-
 /// The tests selected by `opts`.
 pub fn selected(opts: &Options) -> Vec<GpuTest> {
     all_tests()
@@ -123,6 +109,7 @@ pub fn run_one(ptx_dir: &Path, name: &str) -> i32 {
     let ctx = match Ctx::new(ptx_dir.to_path_buf()) {
         Ok(ctx) => ctx,
         Err(e) => {
+            let e = e.to_string();
             println!("ERR {e}");
             return if e.starts_with("no CUDA driver") {
                 2
@@ -131,29 +118,42 @@ pub fn run_one(ptx_dir: &Path, name: &str) -> i32 {
             };
         }
     };
-    match (test.run)(&ctx) {
-        Ok(detail) => {
-            match detail.strip_prefix(SKIP_PREFIX) {
-                Some(reason) => println!("SKIP {reason}"),
-                None => println!("OK {detail}"),
-            }
-            0
-        }
-        Err(reason) => {
-            println!("ERR {reason}");
-            1
-        }
+    let outcome = Outcome::from((test.run)(&ctx));
+    println!("{}", child_line(&outcome));
+    match outcome {
+        Outcome::Pass(_) | Outcome::Skip(_) => 0,
+        Outcome::Fail(_) => 1,
     }
 }
 
-enum Outcome {
-    Pass(String),
-    Skip(String),
-    Fail(String),
+/// The line a child prints for `outcome` (the parent reads it back with [`parse_child_line`]).
+fn child_line(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Pass(detail) => format!("OK {detail}"),
+        Outcome::Skip(reason) => format!("SKIP {reason}"),
+        Outcome::Fail(reason) => format!("ERR {reason}"),
+    }
+}
+
+/// The outcome a child's line reports, if it is one ([`child_line`]).
+fn parse_child_line(line: &str) -> Option<Outcome> {
+    if let Some(detail) = line.strip_prefix("OK ") {
+        Some(Outcome::Pass(detail.to_string()))
+    } else if let Some(reason) = line.strip_prefix("SKIP ") {
+        Some(Outcome::Skip(reason.to_string()))
+    } else {
+        line.strip_prefix("ERR ")
+            .map(|reason| Outcome::Fail(reason.to_string()))
+    }
+}
+
+/// How a child process ended: with an outcome, or killed by the watchdog.
+enum Child {
+    Done(Outcome),
     Timeout,
 }
 
-fn run_child(exe: &Path, ptx_dir: &Path, test: &GpuTest, limit: Duration) -> Outcome {
+fn run_child(exe: &Path, ptx_dir: &Path, test: &GpuTest, limit: Duration) -> Child {
     let child = Command::new(exe)
         .arg("--ptx-dir")
         .arg(ptx_dir)
@@ -163,7 +163,12 @@ fn run_child(exe: &Path, ptx_dir: &Path, test: &GpuTest, limit: Duration) -> Out
         .spawn();
     let mut child = match child {
         Ok(c) => c,
-        Err(e) => return Outcome::Fail(format!("could not start {}: {e}", exe.display())),
+        Err(e) => {
+            return Child::Done(Outcome::Fail(format!(
+                "could not start {}: {e}",
+                exe.display()
+            )))
+        }
     };
     let start = Instant::now();
     let status = loop {
@@ -172,23 +177,21 @@ fn run_child(exe: &Path, ptx_dir: &Path, test: &GpuTest, limit: Duration) -> Out
             Ok(None) if start.elapsed() > limit => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Outcome::Timeout;
+                return Child::Timeout;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Outcome::Fail(format!("waiting for the test process: {e}")),
+            Err(e) => {
+                return Child::Done(Outcome::Fail(format!("waiting for the test process: {e}")))
+            }
         }
     };
     let (mut out, mut err) = (String::new(), String::new());
     let _ = child.stdout.take().map(|mut s| s.read_to_string(&mut out));
     let _ = child.stderr.take().map(|mut s| s.read_to_string(&mut err));
-    let last = out
-        .lines()
-        .rev()
-        .find(|l| ["OK ", "SKIP ", "ERR "].iter().any(|p| l.starts_with(p)));
-    match (status.code(), last) {
-        (Some(0), Some(l)) if l.starts_with("OK ") => Outcome::Pass(l[3..].to_string()),
-        (Some(0), Some(l)) if l.starts_with("SKIP ") => Outcome::Skip(l[5..].to_string()),
-        (_, Some(l)) if l.starts_with("ERR ") => Outcome::Fail(l[4..].to_string()),
+    let last = out.lines().rev().find_map(parse_child_line);
+    Child::Done(match (status.code(), last) {
+        (Some(0), Some(o @ (Outcome::Pass(_) | Outcome::Skip(_)))) => o,
+        (_, Some(o @ Outcome::Fail(_))) => o,
         (code, _) => {
             let tail: Vec<&str> = err.lines().rev().take(8).collect();
             let tail: Vec<&str> = tail.into_iter().rev().collect();
@@ -197,7 +200,7 @@ fn run_child(exe: &Path, ptx_dir: &Path, test: &GpuTest, limit: Duration) -> Out
                 tail.join(" | ")
             ))
         }
-    }
+    })
 }
 
 /// Parent side: runs the selected tests, prints one line each and the summary
@@ -256,7 +259,7 @@ pub fn run_all(opts: &Options) -> i32 {
         let limit = test.timeout.mul_f64(opts.timeout_scale);
         let start = Instant::now();
         match run_child(&exe, &opts.ptx_dir, test, limit) {
-            Outcome::Pass(detail) => {
+            Child::Done(Outcome::Pass(detail)) => {
                 passed += 1;
                 println!(
                     "PASS {} ({detail}, {:.2}s)",
@@ -264,15 +267,15 @@ pub fn run_all(opts: &Options) -> i32 {
                     start.elapsed().as_secs_f64()
                 );
             }
-            Outcome::Skip(reason) => {
+            Child::Done(Outcome::Skip(reason)) => {
                 skipped += 1;
                 println!("SKIP {}: {reason}", test.name);
             }
-            Outcome::Fail(reason) => {
+            Child::Done(Outcome::Fail(reason)) => {
                 failed += 1;
                 println!("FAIL {}: {reason}", test.name);
             }
-            Outcome::Timeout => {
+            Child::Timeout => {
                 failed += 1;
                 println!(
                     "TIMEOUT {} after {:.1}s (killed by the watchdog)",
@@ -378,8 +381,18 @@ mod tests {
     }
 
     #[test]
-    fn skip_is_recognised() {
-        let detail = skip("needs sm_90").unwrap();
-        assert_eq!(detail.strip_prefix(SKIP_PREFIX), Some("needs sm_90"));
+    fn child_lines_round_trip() {
+        for o in [
+            Outcome::Pass("3 words".into()),
+            Outcome::Skip("needs sm_90".into()),
+            Outcome::Fail("out[3] = 0x0".into()),
+        ] {
+            assert_eq!(parse_child_line(&child_line(&o)), Some(o));
+        }
+        assert_eq!(parse_child_line("device: H100"), None);
+        assert_eq!(
+            Outcome::from(crate::skip::<String>("needs sm_90")),
+            Outcome::Skip("needs sm_90".into())
+        );
     }
 }

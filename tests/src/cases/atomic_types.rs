@@ -9,6 +9,7 @@
 use crate::{Ctx, GpuTest};
 use ptx_sync::{Bf16, F16};
 use ptx_sync_host::launch;
+use ptx_sync_testkit::Result;
 use std::time::Duration;
 
 #[allow(dead_code)]
@@ -67,20 +68,22 @@ fn check_small(
     u16_counts: impl Fn(u32) -> u16,
     extremes: ([u16; 16], [i16; 16]),
     nand: u8,
-) -> Result<(), String> {
+) -> Result<()> {
     for k in 0..64 {
         if b[k as usize] != u8_counts(k) {
             return Err(format!(
                 "{what}: u8 counter {k} = {}, expected {}",
                 b[k as usize],
                 u8_counts(k)
-            ));
+            )
+            .into());
         }
         if b[128 + k as usize] != 0 {
             return Err(format!(
                 "{what}: bit-ownership byte {k} = {:#04x}, expected 0",
                 b[128 + k as usize]
-            ));
+            )
+            .into());
         }
     }
     for k in 0..32 {
@@ -89,7 +92,8 @@ fn check_small(
             return Err(format!(
                 "{what}: u16 counter {k} = {got}, expected {}",
                 u16_counts(k)
-            ));
+            )
+            .into());
         }
     }
     for k in 0..16 {
@@ -99,7 +103,8 @@ fn check_small(
             return Err(format!(
                 "{what}: lane {k}: u16 max {max}, i16 min {min}; expected {} and {}",
                 extremes.0[k], extremes.1[k]
-            ));
+            )
+            .into());
         }
     }
     if let Some(k) = (256..512).find(|&k| b[k] != nand) {
@@ -107,30 +112,29 @@ fn check_small(
             "{what}: NAND byte {} = {:#04x}, expected {nand:#04x}",
             k - 256,
             b[k]
-        ));
+        )
+        .into());
     }
     Ok(())
 }
 
 /// Small integers in shared memory at `Cta` scope, per block.
-fn small_cta(ctx: &Ctx) -> Result<String, String> {
+fn small_cta(ctx: &Ctx) -> Result<String> {
     let kernel = ctx.kernel("atomic_types_small_cta")?;
     let gpu = &ctx.gpu;
     let (blocks, iters) = (grid(ctx), 17u32);
-    let out = gpu
-        .zeros::<u32>(blocks as usize * 128)
-        .map_err(|e| e.to_string())?;
-    let passes = gpu.zeros::<u32>(1).map_err(|e| e.to_string())?;
-    unsafe { launch!(kernel<<<blocks, THREADS, 512, gpu>>>(&out, iters, &passes)) }
-        .map_err(|e| e.to_string())?;
-    gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let out = gpu.download(&out).map_err(|e| e.to_string())?;
-    let passes = gpu.download(&passes).map_err(|e| e.to_string())?[0];
+    let out = gpu.zeros::<u32>(blocks as usize * 128)?;
+    let passes = gpu.zeros::<u32>(1)?;
+    unsafe { launch!(kernel<<<blocks, THREADS, 512, gpu>>>(&out, iters, &passes)) }?;
+    gpu.wait(TIMEOUT)?;
+    let out = gpu.download(&out)?;
+    let passes = gpu.download(&passes)?[0];
     let want = blocks * THREADS * iters * 5;
     if passes != want {
         return Err(format!(
             "{passes} of {want} bit-ownership and NAND RMWs returned the byte as its owner left it"
-        ));
+        )
+        .into());
     }
     for b in 0..blocks {
         let region = bytes(&out[(b * 128) as usize..((b + 1) * 128) as usize]);
@@ -153,18 +157,17 @@ fn small_cta(ctx: &Ctx) -> Result<String, String> {
 }
 
 /// Small integers in one global region at `Gpu` scope, the whole grid contending.
-fn small_gpu(ctx: &Ctx) -> Result<String, String> {
+fn small_gpu(ctx: &Ctx) -> Result<String> {
     let kernel = ctx.kernel("atomic_types_small_gpu")?;
     let gpu = &ctx.gpu;
     let (blocks, iters) = (grid(ctx), 2u32);
     let n = blocks * THREADS;
     let mut init = vec![0u32; 128];
     init[56..64].fill(0x7fff_7fff);
-    let words = gpu.upload(&init).map_err(|e| e.to_string())?;
-    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(&words, iters)) }
-        .map_err(|e| e.to_string())?;
-    gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let region = bytes(&gpu.download(&words).map_err(|e| e.to_string())?);
+    let words = gpu.upload(&init)?;
+    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(&words, iters)) }?;
+    gpu.wait(TIMEOUT)?;
+    let region = bytes(&gpu.download(&words)?);
     check_small(
         "grid",
         &region,
@@ -180,18 +183,18 @@ fn small_gpu(ctx: &Ctx) -> Result<String, String> {
 }
 
 /// Half adds in global memory, grid-wide.
-fn half_gpu(ctx: &Ctx) -> Result<String, String> {
+fn half_gpu(ctx: &Ctx) -> Result<String> {
     let kernel = ctx.kernel("atomic_types_half_gpu")?;
     let gpu = &ctx.gpu;
     let blocks = grid(ctx);
     let n = blocks * THREADS;
     if n.div_ceil(64) > 2048 || n.div_ceil(256) > 256 {
-        return Err(format!("{n} threads: the sums would leave the exact range"));
+        return Err(format!("{n} threads: the sums would leave the exact range").into());
     }
-    let words = gpu.zeros::<u32>(480).map_err(|e| e.to_string())?;
-    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(&words)) }.map_err(|e| e.to_string())?;
-    gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let w = gpu.download(&words).map_err(|e| e.to_string())?;
+    let words = gpu.zeros::<u32>(480)?;
+    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(&words)) }?;
+    gpu.wait(TIMEOUT)?;
+    let w = gpu.download(&words)?;
     let b = bytes(&w);
     let f16 = |x: f32| F16::from_f32(x).to_bits();
     let bf16 = |x: f32| Bf16::from_f32(x).to_bits();
@@ -199,10 +202,7 @@ fn half_gpu(ctx: &Ctx) -> Result<String, String> {
         let c = count(n, 64, k) as f32;
         let got = u16_at(&b, 2 * k as usize);
         if got != f16(c) {
-            return Err(format!(
-                "F16 lane {k}: {:?}, expected {c}",
-                F16::from_bits(got)
-            ));
+            return Err(format!("F16 lane {k}: {:?}, expected {c}", F16::from_bits(got)).into());
         }
         let pair = w[32 + k as usize];
         let want = f16(c) as u32 | (f16(-0.5 * c) as u32) << 16;
@@ -210,24 +210,20 @@ fn half_gpu(ctx: &Ctx) -> Result<String, String> {
             return Err(format!(
                 "F16x2 word {k}: {pair:#010x}, expected {want:#010x} ([{c}, {}])",
                 -0.5 * c
-            ));
+            )
+            .into());
         }
     }
     for k in 0..256u32 {
         let c = count(n, 256, k) as f32;
         let got = u16_at(&b, 4 * 96 + 2 * k as usize);
         if got != bf16(c) {
-            return Err(format!(
-                "Bf16 lane {k}: {:?}, expected {c}",
-                Bf16::from_bits(got)
-            ));
+            return Err(format!("Bf16 lane {k}: {:?}, expected {c}", Bf16::from_bits(got)).into());
         }
         let pair = w[224 + k as usize];
         let want = bf16(c) as u32 | (bf16(0.25 * c) as u32) << 16;
         if pair != want {
-            return Err(format!(
-                "Bf16x2 word {k}: {pair:#010x}, expected {want:#010x}"
-            ));
+            return Err(format!("Bf16x2 word {k}: {pair:#010x}, expected {want:#010x}").into());
         }
     }
     Ok(format!(
@@ -237,17 +233,14 @@ fn half_gpu(ctx: &Ctx) -> Result<String, String> {
 }
 
 /// Half adds in shared memory at `Cta` scope.
-fn half_cta(ctx: &Ctx) -> Result<String, String> {
+fn half_cta(ctx: &Ctx) -> Result<String> {
     let kernel = ctx.kernel("atomic_types_half_cta")?;
     let gpu = &ctx.gpu;
     let (blocks, iters) = (grid(ctx), 16u32);
-    let out = gpu
-        .zeros::<u32>(blocks as usize * 8)
-        .map_err(|e| e.to_string())?;
-    unsafe { launch!(kernel<<<blocks, THREADS, 32, gpu>>>(&out, iters)) }
-        .map_err(|e| e.to_string())?;
-    gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let b = bytes(&gpu.download(&out).map_err(|e| e.to_string())?);
+    let out = gpu.zeros::<u32>(blocks as usize * 8)?;
+    unsafe { launch!(kernel<<<blocks, THREADS, 32, gpu>>>(&out, iters)) }?;
+    gpu.wait(TIMEOUT)?;
+    let b = bytes(&gpu.download(&out)?);
     // 16 threads a lane, `iters` adds of 0.5 each: 8 * iters, every partial sum exact.
     let want = F16::from_f32(0.5 * 16.0 * iters as f32).to_bits();
     for lane in 0..blocks as usize * 16 {
@@ -259,7 +252,8 @@ fn half_cta(ctx: &Ctx) -> Result<String, String> {
                 lane % 16,
                 F16::from_bits(got),
                 F16::from_bits(want)
-            ));
+            )
+            .into());
         }
     }
     Ok(format!(
@@ -286,7 +280,7 @@ fn fold_num(xs: impl Iterator<Item = f32>, max: bool) -> f32 {
     )
 }
 
-fn float_minmax(ctx: &Ctx) -> Result<String, String> {
+fn float_minmax(ctx: &Ctx) -> Result<String> {
     let kernel = ctx.kernel("atomic_types_float_minmax")?;
     let gpu = &ctx.gpu;
     let blocks = grid(ctx);
@@ -304,10 +298,10 @@ fn float_minmax(ctx: &Ctx) -> Result<String, String> {
         0,           // +0.0
         0x8000_0000, // -0.0
     ];
-    let words = gpu.upload(&init).map_err(|e| e.to_string())?;
-    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(&words)) }.map_err(|e| e.to_string())?;
-    gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let w = gpu.download(&words).map_err(|e| e.to_string())?;
+    let words = gpu.upload(&init)?;
+    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(&words)) }?;
+    gpu.wait(TIMEOUT)?;
+    let w = gpu.download(&words)?;
     let xs = (0..n).map(minmax_value);
     let (lo, hi) = (fold_num(xs.clone(), false), fold_num(xs.clone(), true));
     let f64_at = |i: usize| f64::from_bits(w[i] as u64 | (w[i + 1] as u64) << 32);
@@ -343,9 +337,7 @@ fn float_minmax(ctx: &Ctx) -> Result<String, String> {
     ];
     for (what, got, want) in checks {
         if got.to_bits() != want.to_bits() {
-            return Err(format!(
-                "{what}: {got}, expected {want} (NaN operands ignored)"
-            ));
+            return Err(format!("{what}: {got}, expected {want} (NaN operands ignored)").into());
         }
     }
     if w[8] != 0x8000_0000 || w[9] != 0 {
@@ -353,7 +345,8 @@ fn float_minmax(ctx: &Ctx) -> Result<String, String> {
             "signed zeros: min over ±0.0 from +0.0 = {:#010x} (expected -0.0, 0x80000000), max \
              from -0.0 = {:#010x} (expected +0.0)",
             w[8], w[9]
-        ));
+        )
+        .into());
     }
     Ok(format!(
         "{n} threads (every 97th offering a NaN): f32, f64, F16 and Bf16x2 min/max by \
@@ -361,23 +354,23 @@ fn float_minmax(ctx: &Ctx) -> Result<String, String> {
     ))
 }
 
-fn vectors(ctx: &Ctx) -> Result<String, String> {
+fn vectors(ctx: &Ctx) -> Result<String> {
     let kernel = ctx.kernel("atomic_types_vectors")?;
     let gpu = &ctx.gpu;
     let blocks = grid(ctx);
     let n = blocks * THREADS;
     if n.div_ceil(64) > 2048 || n.div_ceil(256) > 256 {
-        return Err(format!("{n} threads: the sums would leave the exact range"));
+        return Err(format!("{n} threads: the sums would leave the exact range").into());
     }
     let mut init = vec![0u32; 1440];
     init[1376..1392].fill(0x7c00_7c00); // F16 minima from +inf
     init[1392..1408].fill(0xfc00_fc00); // F16 maxima from -inf
     init[1408..1424].fill(0x7f80_7f80); // Bf16 minima from +inf
     init[1424..1440].fill(0xff80_ff80); // Bf16 maxima from -inf
-    let words = gpu.upload(&init).map_err(|e| e.to_string())?;
-    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(&words)) }.map_err(|e| e.to_string())?;
-    gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let w = gpu.download(&words).map_err(|e| e.to_string())?;
+    let words = gpu.upload(&init)?;
+    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(&words)) }?;
+    gpu.wait(TIMEOUT)?;
+    let w = gpu.download(&words)?;
     let b = bytes(&w);
     let f32s = |at: usize, len: usize| -> Vec<f32> {
         w[at..at + len].iter().map(|&x| f32::from_bits(x)).collect()
@@ -386,9 +379,9 @@ fn vectors(ctx: &Ctx) -> Result<String, String> {
         let c = count(n, 16, k) as f32;
         let (v2, v4) = (f32s(2 * k as usize, 2), f32s(32 + 4 * k as usize, 4));
         if v2 != [c, 0.25 * c] || v4 != [c, 2.0 * c, 0.5 * c, -0.25 * c] {
-            return Err(format!(
-                "f32 vectors {k}: {v2:?} {v4:?}, expected {c} times the steps"
-            ));
+            return Err(
+                format!("f32 vectors {k}: {v2:?} {v4:?}, expected {c} times the steps").into(),
+            );
         }
     }
     let halves = |at_word: usize, len: usize| -> Vec<u16> {
@@ -404,7 +397,8 @@ fn vectors(ctx: &Ctx) -> Result<String, String> {
             return Err(format!(
                 "AtomicF16x8 {k}: {:04x?}, expected {want:04x?}",
                 halves(96 + 4 * k as usize, 8)
-            ));
+            )
+            .into());
         }
     }
     for k in 0..256u32 {
@@ -417,7 +411,8 @@ fn vectors(ctx: &Ctx) -> Result<String, String> {
             return Err(format!(
                 "AtomicBf16x8 {k}: {:04x?}, expected {want:04x?}",
                 halves(352 + 4 * k as usize, 8)
-            ));
+            )
+            .into());
         }
     }
     for v in 0..8u32 {
@@ -449,9 +444,9 @@ fn vectors(ctx: &Ctx) -> Result<String, String> {
             ];
             for (what, got, want) in checks {
                 if got != want {
-                    return Err(format!(
-                        "{what} {v} lane {j}: {got:#06x}, expected {want:#06x}"
-                    ));
+                    return Err(
+                        format!("{what} {v} lane {j}: {got:#06x}, expected {want:#06x}").into(),
+                    );
                 }
             }
         }

@@ -4,6 +4,7 @@
 
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits};
+use ptx_sync_testkit::Result;
 use std::fmt::Debug;
 use std::time::Duration;
 
@@ -127,7 +128,7 @@ fn expect<T: Word>(op: u32, group: std::ops::Range<u32>, acc: &[T]) -> (T, T, Op
 ///
 /// A `fetch_or` that sets nothing fails all three counts; one that is not atomic with the
 /// others loses bits that their owners' `fetch_and` then finds clear. Returns the RMWs checked.
-fn check_or_and<T: Word>(n: u32, iters: u32, words: &[T], acc: &[T]) -> Result<u64, String> {
+fn check_or_and<T: Word>(n: u32, iters: u32, words: &[T], acc: &[T]) -> Result<u64> {
     let slots = n.div_ceil(T::BITS) as usize;
     if words.len() < 1 + slots || acc.len() != n as usize {
         return Err(format!(
@@ -135,7 +136,8 @@ fn check_or_and<T: Word>(n: u32, iters: u32, words: &[T], acc: &[T]) -> Result<u
             1 + slots,
             words.len(),
             acc.len()
-        ));
+        )
+        .into());
     }
     let used = (0..n).fold(0u64, |m, i| m | 1 << or_and_slot(i, n, T::BITS).1);
     let (passes, firsts) = acc.iter().fold((0u64, 0u64), |(p, f), a| {
@@ -151,7 +153,8 @@ fn check_or_and<T: Word>(n: u32, iters: u32, words: &[T], acc: &[T]) -> Result<u
              {firsts} fetch_or found their bit clear in the shared word (expected {want_firsts}, \
              one per bit position); shared word {first_word:#x} (expected {used:#x}); \
              {not_cleared} of {slots} set/clear words not back at 0"
-        ));
+        )
+        .into());
     }
     Ok(3 * n as u64 * iters as u64)
 }
@@ -170,7 +173,7 @@ const OPS: [(u32, &str); 11] = [
     (op::FETCH_DEC, "fetch_dec"),
 ];
 
-fn contend<T: Word>(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result<String, String> {
+fn contend<T: Word>(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result<String> {
     let kernel = ctx.kernel(&format!("contend_{ty}_{scope}"))?;
     let blocks = grid(ctx);
     let threads = blocks * THREADS;
@@ -240,12 +243,12 @@ fn contend<T: Word>(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result
                 let got = words_out[g * BLOCK_STRIDE];
                 match conserved {
                     None if got != want => {
-                        return Err(format!("{name} order {order} group {g}: word = {got:?}, expected {want:?}"))
+                        return Err(format!("{name} order {order} group {g}: word = {got:?}, expected {want:?}").into())
                     }
                     Some((swapped_in, swapped_out)) if swapped_out.add(got) != swapped_in => {
                         return Err(format!(
                             "{name} order {order} group {g}: swapped out {swapped_out:?} + left {got:?} != swapped in {swapped_in:?}"
-                        ))
+                        ).into())
                     }
                     _ => {}
                 }
@@ -260,7 +263,7 @@ fn contend<T: Word>(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result
 
 /// Float adds (`fetch_add`, then `red_add`): every partial sum is a multiple of 1/4 below 2^22,
 /// exact in f32 and f64 whatever the order, so the sum must equal the host's exactly.
-fn contend_float<T>(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result<String, String>
+fn contend_float<T>(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result<String>
 where
     T: DeviceRepr + ValidAsZeroBits + Copy + Unpin + Into<f64>,
 {
@@ -281,14 +284,12 @@ where
     };
     let pb = per_block as u32;
     for use_red in [0u32, 1] {
-        let words = stream
-            .alloc_zeros::<T>(blocks as usize * BLOCK_STRIDE)
-            .map_err(|e| e.to_string())?;
+        let words = stream.alloc_zeros::<T>(blocks as usize * BLOCK_STRIDE)?;
         let mut b = stream.launch_builder(kernel.function());
         b.arg(&words).arg(&ITERS).arg(&pb).arg(&use_red);
         unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-        ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-        let out = stream.clone_dtoh(&words).map_err(|e| e.to_string())?;
+        ctx.gpu.wait(TIMEOUT)?;
+        let out = stream.clone_dtoh(&words)?;
         for (g, range) in groups.iter().enumerate() {
             let got: f64 = out[g * BLOCK_STRIDE].into();
             let want: f64 = range
@@ -297,7 +298,7 @@ where
                 .sum();
             if got != want {
                 let how = if use_red == 1 { "red_add" } else { "fetch_add" };
-                return Err(format!("{how} group {g}: sum {got}, host reference {want}"));
+                return Err(format!("{how} group {g}: sum {got}, host reference {want}").into());
             }
         }
     }
@@ -307,15 +308,13 @@ where
     ))
 }
 
-fn tickets(ctx: &Ctx) -> Result<String, String> {
+fn tickets(ctx: &Ctx) -> Result<String> {
     let kernel = ctx.kernel("tickets_gpu")?;
     let blocks = grid(ctx);
     let total = (blocks * THREADS * ITERS) as usize;
     let stream = ctx.gpu.stream();
-    let counter = stream.alloc_zeros::<u32>(1).map_err(|e| e.to_string())?;
-    let seen = stream
-        .alloc_zeros::<u32>(total)
-        .map_err(|e| e.to_string())?;
+    let counter = stream.alloc_zeros::<u32>(1)?;
+    let seen = stream.alloc_zeros::<u32>(total)?;
     let cfg = LaunchConfig {
         grid_dim: (blocks, 1, 1),
         block_dim: (THREADS, 1, 1),
@@ -324,14 +323,14 @@ fn tickets(ctx: &Ctx) -> Result<String, String> {
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&counter).arg(&seen).arg(&ITERS);
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let seen = stream.clone_dtoh(&seen).map_err(|e| e.to_string())?;
-    let counter = stream.clone_dtoh(&counter).map_err(|e| e.to_string())?[0];
+    ctx.gpu.wait(TIMEOUT)?;
+    let seen = stream.clone_dtoh(&seen)?;
+    let counter = stream.clone_dtoh(&counter)?[0];
     if counter as usize != total {
-        return Err(format!("counter ended at {counter}, expected {total}"));
+        return Err(format!("counter ended at {counter}, expected {total}").into());
     }
     if let Some((t, n)) = seen.iter().enumerate().find(|(_, &n)| n != 1) {
-        return Err(format!("ticket {t} handed out {n} times"));
+        return Err(format!("ticket {t} handed out {n} times").into());
     }
     Ok(format!("{total} fetch_add tickets, each exactly once"))
 }
@@ -443,12 +442,14 @@ mod tests {
     fn fetch_or_and_check_passes_a_correct_run_and_catches_a_fetch_or_that_sets_nothing() {
         let (words, acc) = simulate(THREADS, true);
         assert_eq!(
-            check_or_and(THREADS, ITERS, &words, &acc),
-            Ok(3 * THREADS as u64 * ITERS as u64)
+            check_or_and(THREADS, ITERS, &words, &acc).unwrap(),
+            3 * THREADS as u64 * ITERS as u64
         );
         assert_eq!(words[0], u32::MAX, "256 threads use all 32 bit positions");
         let (words, acc) = simulate(THREADS, false);
-        let err = check_or_and(THREADS, ITERS, &words, &acc).unwrap_err();
+        let err = check_or_and(THREADS, ITERS, &words, &acc)
+            .unwrap_err()
+            .to_string();
         assert!(
             err.starts_with("4096 of 8192 set/clear RMWs") && err.contains("4096 fetch_or found"),
             "{err}"

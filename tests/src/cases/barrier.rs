@@ -7,6 +7,7 @@
 use crate::{skip, Ctx, GpuTest};
 use ptx_sync::barrier::init_word;
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_testkit::Result;
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -21,7 +22,7 @@ struct Stats {
 }
 
 impl Stats {
-    fn check(&self, want_checks: u64, want_phases: u64) -> Result<(), String> {
+    fn check(&self, want_checks: u64, want_phases: u64) -> Result<()> {
         if self.errors != 0
             || self.counter_errors != 0
             || self.checks != want_checks
@@ -30,7 +31,7 @@ impl Stats {
             return Err(format!(
                 "{} stale neighbour reads and {} completion-counter errors in {} checks (expected 0 in {want_checks}), {} phases (expected {want_phases})",
                 self.errors, self.counter_errors, self.checks, self.phases
-            ));
+            ).into());
         }
         Ok(())
     }
@@ -45,9 +46,9 @@ fn launch_block_kernel(
     threads: u32,
     smem: u32,
     iters: u32,
-) -> Result<(Stats, Duration), String> {
+) -> Result<(Stats, Duration)> {
     let kernel = ctx.kernel(name)?;
-    let stats = ctx.gpu.zeros::<u64>(5).map_err(|e| e.to_string())?;
+    let stats = ctx.gpu.zeros::<u64>(5)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&iters).arg(&stats);
     let cfg = LaunchConfig {
@@ -57,9 +58,9 @@ fn launch_block_kernel(
     };
     let start = Instant::now();
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
     let took = start.elapsed();
-    let s = ctx.gpu.download(&stats).map_err(|e| e.to_string())?;
+    let s = ctx.gpu.download(&stats)?;
     Ok((
         Stats {
             errors: s[0],
@@ -79,7 +80,7 @@ fn block_checks(blocks: u32, threads: u32, iters: u32) -> u64 {
     blocks as u64 * (t * drop_at + t / 2 * (i - drop_at))
 }
 
-fn block_barrier(ctx: &Ctx) -> Result<String, String> {
+fn block_barrier(ctx: &Ctx) -> Result<String> {
     const THREADS: u32 = 256;
     const ITERS: u32 = 10_000;
     if ctx.gpu.compute_capability() < (8, 0) {
@@ -101,7 +102,7 @@ fn block_barrier(ctx: &Ctx) -> Result<String, String> {
     ))
 }
 
-fn barrier_cta(ctx: &Ctx) -> Result<String, String> {
+fn barrier_cta(ctx: &Ctx) -> Result<String> {
     const THREADS: u32 = 256;
     const ITERS: u32 = 10_000;
     let blocks = 2 * ctx.gpu.sm_count();
@@ -119,34 +120,25 @@ fn barrier_cta(ctx: &Ctx) -> Result<String, String> {
     ))
 }
 
-fn grid_barrier(ctx: &Ctx) -> Result<String, String> {
+fn grid_barrier(ctx: &Ctx) -> Result<String> {
     const THREADS: u32 = 128;
     const ROUNDS: u32 = 100_000;
     let kernel = ctx.kernel("grid_barrier_exchange")?;
     // As many blocks as can be resident at once: the largest grid the barrier supports.
-    let limit = ctx
-        .gpu
-        .cooperative_limit(&kernel, THREADS, 0)
-        .map_err(|e| e.to_string())?;
+    let limit = ctx.gpu.cooperative_limit(&kernel, THREADS, 0)?;
     let blocks = limit.max_blocks;
-    let cfg = ctx
-        .gpu
-        .cooperative_config(&kernel, blocks, THREADS, 0)
-        .map_err(|e| e.to_string())?;
-    let bar = ctx.gpu.zeros::<u32>(1).map_err(|e| e.to_string())?;
-    let slots = ctx
-        .gpu
-        .zeros::<u32>(2 * (blocks * THREADS) as usize)
-        .map_err(|e| e.to_string())?;
-    let stats = ctx.gpu.zeros::<u64>(5).map_err(|e| e.to_string())?;
+    let cfg = ctx.gpu.cooperative_config(&kernel, blocks, THREADS, 0)?;
+    let bar = ctx.gpu.zeros::<u32>(1)?;
+    let slots = ctx.gpu.zeros::<u32>(2 * (blocks * THREADS) as usize)?;
+    let stats = ctx.gpu.zeros::<u64>(5)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&bar).arg(&ROUNDS).arg(&slots).arg(&stats);
     let start = Instant::now();
     unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
     let took = start.elapsed();
-    let s = ctx.gpu.download(&stats).map_err(|e| e.to_string())?;
-    let word = ctx.gpu.download(&bar).map_err(|e| e.to_string())?[0];
+    let s = ctx.gpu.download(&stats)?;
+    let word = ctx.gpu.download(&bar)?[0];
     let s = Stats {
         errors: s[0],
         checks: s[1],
@@ -162,7 +154,8 @@ fn grid_barrier(ctx: &Ctx) -> Result<String, String> {
     if word != want_word {
         return Err(format!(
             "barrier word {word:#x} after {ROUNDS} phases (expected {want_word:#x})"
-        ));
+        )
+        .into());
     }
     Ok(format!(
         "{ROUNDS} grid phases x {blocks} blocks ({} per SM x {} SMs) x {THREADS} threads, {} neighbour checks, 0 stale; {:.2} us per phase",
@@ -173,25 +166,19 @@ fn grid_barrier(ctx: &Ctx) -> Result<String, String> {
     ))
 }
 
-fn barrier_gpu(ctx: &Ctx) -> Result<String, String> {
+fn barrier_gpu(ctx: &Ctx) -> Result<String> {
     const THREADS: u32 = 128;
     const ROUNDS: u32 = 100_000;
     let kernel = ctx.kernel("barrier_gpu_exchange")?;
     let blocks = 2 * ctx.gpu.sm_count();
     // Waiting on other blocks needs them all resident: a cooperative launch guarantees it.
-    let cfg = ctx
-        .gpu
-        .cooperative_config(&kernel, blocks, THREADS, 0)
-        .map_err(|e| e.to_string())?;
+    let cfg = ctx.gpu.cooperative_config(&kernel, blocks, THREADS, 0)?;
     // A fresh Barrier<Gpu> of `blocks` threads: one u64 (device/src/barrier.rs).
     let fresh = init_word(blocks);
-    let bar = ctx.gpu.upload(&[fresh]).map_err(|e| e.to_string())?;
-    let counter = ctx.gpu.zeros::<u32>(1).map_err(|e| e.to_string())?;
-    let slots = ctx
-        .gpu
-        .zeros::<u32>(2 * (blocks * THREADS) as usize)
-        .map_err(|e| e.to_string())?;
-    let stats = ctx.gpu.zeros::<u64>(5).map_err(|e| e.to_string())?;
+    let bar = ctx.gpu.upload(&[fresh])?;
+    let counter = ctx.gpu.zeros::<u32>(1)?;
+    let slots = ctx.gpu.zeros::<u32>(2 * (blocks * THREADS) as usize)?;
+    let stats = ctx.gpu.zeros::<u64>(5)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&bar)
         .arg(&counter)
@@ -200,11 +187,11 @@ fn barrier_gpu(ctx: &Ctx) -> Result<String, String> {
         .arg(&stats);
     let start = Instant::now();
     unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
     let took = start.elapsed();
-    let s = ctx.gpu.download(&stats).map_err(|e| e.to_string())?;
-    let bar = ctx.gpu.download(&bar).map_err(|e| e.to_string())?;
-    let counter = ctx.gpu.download(&counter).map_err(|e| e.to_string())?[0];
+    let s = ctx.gpu.download(&stats)?;
+    let bar = ctx.gpu.download(&bar)?;
+    let counter = ctx.gpu.download(&counter)?[0];
     let s = Stats {
         errors: s[0],
         checks: s[1],
@@ -221,7 +208,7 @@ fn barrier_gpu(ctx: &Ctx) -> Result<String, String> {
     if counter != completions || bar != [want_word] {
         return Err(format!(
             "completion counter {counter} (expected {completions}), barrier word {bar:x?} (expected [{want_word:#x}])"
-        ));
+        ).into());
     }
     Ok(format!(
         "{ROUNDS} phases x {blocks} blocks x {THREADS} threads (thread 0 arrives: arrive_and_wait_with, arrive+wait, arrive_and_wait), {} neighbour checks, 0 stale, {completions} completions each seen by every thread; {:.2} us per phase",

@@ -8,6 +8,7 @@
 
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_testkit::Result;
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -21,27 +22,24 @@ fn checks_per_barrier(members: u64, full: u64, extra: u64) -> u64 {
     members * (full - 1) + members / 2 * (1 + extra)
 }
 
-fn check_stats(s: &[u64], want_checks: u64) -> Result<(), String> {
+fn check_stats(s: &[u64], want_checks: u64) -> Result<()> {
     if s[0] != 0 || s[1] != want_checks || s[2] != 0 {
         return Err(format!(
             "{} threads saw a stale completion count in {} checks (expected 0 in {want_checks}), {} timed waits timed out (expected 0)",
             s[0], s[1], s[2]
-        ));
+        ).into());
     }
     Ok(())
 }
 
-fn cta(ctx: &Ctx, objects: u32) -> Result<String, String> {
+fn cta(ctx: &Ctx, objects: u32) -> Result<String> {
     const THREADS: u32 = 256;
     const FULL: u32 = 64;
     const EXTRA: u32 = 32;
     let blocks = 2 * ctx.gpu.sm_count();
     let kernel = ctx.kernel("barrier_completion_cta")?;
-    let stats = ctx.gpu.zeros::<u64>(4).map_err(|e| e.to_string())?;
-    let out = ctx
-        .gpu
-        .zeros::<u32>((2 * blocks * objects) as usize)
-        .map_err(|e| e.to_string())?;
+    let stats = ctx.gpu.zeros::<u64>(4)?;
+    let out = ctx.gpu.zeros::<u32>((2 * blocks * objects) as usize)?;
     let smem = objects * BARRIER_BYTES + 8 * objects + 4 * THREADS;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&objects).arg(&FULL).arg(&EXTRA).arg(&stats).arg(&out);
@@ -52,10 +50,10 @@ fn cta(ctx: &Ctx, objects: u32) -> Result<String, String> {
     };
     let start = Instant::now();
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
     let took = start.elapsed();
-    let s = ctx.gpu.download(&stats).map_err(|e| e.to_string())?;
-    let out = ctx.gpu.download(&out).map_err(|e| e.to_string())?;
+    let s = ctx.gpu.download(&stats)?;
+    let out = ctx.gpu.download(&out)?;
     let members = (THREADS / objects) as u64;
     let per = checks_per_barrier(members, FULL as u64, EXTRA as u64);
     check_stats(&s, per * (objects * blocks) as u64)?;
@@ -68,7 +66,7 @@ fn cta(ctx: &Ctx, objects: u32) -> Result<String, String> {
                 i as u32 % objects,
                 pair[0],
                 pair[1]
-            ));
+            ).into());
         }
     }
     Ok(format!(
@@ -79,32 +77,26 @@ fn cta(ctx: &Ctx, objects: u32) -> Result<String, String> {
     ))
 }
 
-fn gpu(ctx: &Ctx, objects: u32) -> Result<String, String> {
+fn gpu(ctx: &Ctx, objects: u32) -> Result<String> {
     const THREADS: u32 = 128;
     const FULL: u32 = 16;
     const EXTRA: u32 = 8;
     let kernel = ctx.kernel("barrier_completion_gpu")?;
     let blocks = 8.min(ctx.gpu.sm_count());
     // Waiting on other blocks needs them all resident: a cooperative launch guarantees it.
-    let cfg = ctx
-        .gpu
-        .cooperative_config(&kernel, blocks, THREADS, 0)
-        .map_err(|e| e.to_string())?;
+    let cfg = ctx.gpu.cooperative_config(&kernel, blocks, THREADS, 0)?;
     let threads = blocks * THREADS;
     let words = (objects * BARRIER_BYTES) / 4 + 2 * objects + 1 + threads;
-    let mem = ctx
-        .gpu
-        .zeros::<u32>(words as usize)
-        .map_err(|e| e.to_string())?;
-    let stats = ctx.gpu.zeros::<u64>(4).map_err(|e| e.to_string())?;
+    let mem = ctx.gpu.zeros::<u32>(words as usize)?;
+    let stats = ctx.gpu.zeros::<u64>(4)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&objects).arg(&FULL).arg(&EXTRA).arg(&mem).arg(&stats);
     let start = Instant::now();
     unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
     let took = start.elapsed();
-    let s = ctx.gpu.download(&stats).map_err(|e| e.to_string())?;
-    let mem = ctx.gpu.download(&mem).map_err(|e| e.to_string())?;
+    let s = ctx.gpu.download(&stats)?;
+    let mem = ctx.gpu.download(&mem)?;
     let members = (threads / objects) as u64;
     check_stats(
         &s,
@@ -117,7 +109,7 @@ fn gpu(ctx: &Ctx, objects: u32) -> Result<String, String> {
     if counts.iter().any(|&c| c != phases) || bad.iter().any(|&b| b != 0) {
         return Err(format!(
             "completion runs per barrier {counts:?} (expected {phases} each), stale slots read {bad:?} (expected 0)"
-        ));
+        ).into());
     }
     Ok(format!(
         "{blocks} blocks x {THREADS} threads on {objects} Barrier<Gpu> with a completion each (global memory, {members} threads each, half dropping after phase {}): every completion ran exactly {phases} times, 0 stale slots; {} released threads saw its count, 0 stale; {:.2} ms",

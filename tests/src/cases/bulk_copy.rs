@@ -7,6 +7,7 @@
 
 use crate::{skip, Ctx, GpuTest};
 use ptx_sync_host::{launch, Error};
+use ptx_sync_testkit::Result;
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -18,10 +19,6 @@ const SRC_WORDS: u32 = 1 << 20;
 const SIZES: [u32; 7] = [16, 4096, 49_152, 48, 1_008, 16_384 + 16, 32_768];
 /// 42 stages: the barrier's phase flips 42 times.
 const ROUNDS: u32 = 6;
-
-fn e(x: impl std::fmt::Display) -> String {
-    x.to_string()
-}
 
 /// Word `i` of the source (as the kernels' `pattern`).
 fn pattern(i: u32) -> u32 {
@@ -44,7 +41,7 @@ fn chunk_sum(off: u32, words: u32) -> u64 {
 }
 
 /// `Some(skip)` below sm_90 (no bulk copies, no transaction counts).
-fn no_sm90(ctx: &Ctx) -> Option<Result<String, String>> {
+fn no_sm90(ctx: &Ctx) -> Option<Result<String>> {
     let cc = ctx.gpu.compute_capability();
     (cc < (9, 0)).then(|| {
         skip(format!(
@@ -54,13 +51,13 @@ fn no_sm90(ctx: &Ctx) -> Option<Result<String, String>> {
     })
 }
 
-fn source(ctx: &Ctx) -> Result<ptx_sync_host::cudarc::driver::CudaSlice<u32>, String> {
+fn source(ctx: &Ctx) -> Result<ptx_sync_host::cudarc::driver::CudaSlice<u32>> {
     let words: Vec<u32> = (0..SRC_WORDS).map(pattern).collect();
-    ctx.gpu.upload(&words).map_err(e)
+    ctx.gpu.upload(&words).map_err(Into::into)
 }
 
 /// Every block copies 42 chunks (16 B to 48 KiB) through one barrier, phase after phase.
-fn stages(ctx: &Ctx) -> Result<String, String> {
+fn stages(ctx: &Ctx) -> Result<String> {
     if let Some(s) = no_sm90(ctx) {
         return s;
     }
@@ -68,8 +65,8 @@ fn stages(ctx: &Ctx) -> Result<String, String> {
     let gpu = &ctx.gpu;
     let blocks = gpu.sm_count();
     let src = source(ctx)?;
-    let sizes = gpu.upload(&SIZES).map_err(e)?;
-    let stats = gpu.zeros::<u64>(blocks as usize * 4).map_err(e)?;
+    let sizes = gpu.upload(&SIZES)?;
+    let stats = gpu.zeros::<u64>(blocks as usize * 4)?;
     let smem = 16 + *SIZES.iter().max().unwrap();
     let nsizes = SIZES.len() as u32;
     let start = Instant::now();
@@ -77,11 +74,10 @@ fn stages(ctx: &Ctx) -> Result<String, String> {
         launch!(kernel<<<blocks, THREADS, smem, gpu>>>(
             &src, SRC_WORDS, &sizes, nsizes, ROUNDS, &stats
         ))
-    }
-    .map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
+    }?;
+    gpu.wait(TIMEOUT)?;
     let took = start.elapsed();
-    let got = gpu.download(&stats).map_err(e)?;
+    let got = gpu.download(&stats)?;
     let nstages = ROUNDS * nsizes;
     let mut bytes = 0u64;
     for (b, w) in got.chunks(4).enumerate() {
@@ -95,7 +91,7 @@ fn stages(ctx: &Ctx) -> Result<String, String> {
         if w != want {
             return Err(format!(
                 "block {b}: [mismatched words, sum of the words read, words read, phases] = {w:?}, expected {want:?}"
-            ));
+            ).into());
         }
         bytes += 4 * words;
     }
@@ -107,20 +103,19 @@ fn stages(ctx: &Ctx) -> Result<String, String> {
 
 /// Announces `4096 + extra` bytes for a 4096-byte copy: returns (waits that timed out, words
 /// read, mismatches) over the grid, after checking each block's sum.
-fn expect_more(ctx: &Ctx, extra: u32, limit_ns: u32) -> Result<(u64, u64, u64), String> {
+fn expect_more(ctx: &Ctx, extra: u32, limit_ns: u32) -> Result<(u64, u64, u64)> {
     let kernel = ctx.kernel("bulk_copy_expect_more")?;
     let gpu = &ctx.gpu;
     let blocks = gpu.sm_count();
     let src = source(ctx)?;
-    let stats = gpu.zeros::<u64>(blocks as usize * 4).map_err(e)?;
+    let stats = gpu.zeros::<u64>(blocks as usize * 4)?;
     unsafe {
         launch!(kernel<<<blocks, THREADS, 16 + 4096, gpu>>>(
             &src, SRC_WORDS, extra, limit_ns, &stats
         ))
-    }
-    .map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
-    let got = gpu.download(&stats).map_err(e)?;
+    }?;
+    gpu.wait(TIMEOUT)?;
+    let got = gpu.download(&stats)?;
     let (mut timed_out, mut words, mut bad) = (0, 0, 0);
     for (b, w) in got.chunks(4).enumerate() {
         let want = chunk_sum(chunk_offset(b as u32, 0, 1024, SRC_WORDS), 1024);
@@ -128,7 +123,8 @@ fn expect_more(ctx: &Ctx, extra: u32, limit_ns: u32) -> Result<(u64, u64, u64), 
             return Err(format!(
                 "extra {extra}: block {b}: sum of the words read {} (expected {want})",
                 w[3]
-            ));
+            )
+            .into());
         }
         timed_out += w[0];
         bad += w[1];
@@ -140,7 +136,7 @@ fn expect_more(ctx: &Ctx, extra: u32, limit_ns: u32) -> Result<(u64, u64, u64), 
 /// A phase that expects 16 bytes more than its copy delivers must not complete (every
 /// thread's `wait_for` times out); once `complete_tx(16)` counts them, it does and the data
 /// is exact. The control announces exactly the copy: no wait times out.
-fn over_announced(ctx: &Ctx) -> Result<String, String> {
+fn over_announced(ctx: &Ctx) -> Result<String> {
     if let Some(s) = no_sm90(ctx) {
         return s;
     }
@@ -151,14 +147,14 @@ fn over_announced(ctx: &Ctx) -> Result<String, String> {
         return Err(format!(
             "control (exact count): {timed_out} timed waits timed out (expected 0), {bad} mismatched words in {words} (expected 0 in {})",
             threads * 4
-        ));
+        ).into());
     }
     let (timed_out, words, bad) = expect_more(ctx, 16, LIMIT_NS)?;
     if timed_out != threads || bad != 0 || words != threads * 4 {
         return Err(format!(
             "expecting 16 bytes too many: {timed_out} of {threads} timed waits timed out (expected all: the phase must stay open), {bad} mismatched words in {words} after complete_tx (expected 0 in {})",
             threads * 4
-        ));
+        ).into());
     }
     Ok(format!(
         "control: all {threads} threads saw the 4096-byte phase complete within {} us; with 16 bytes over-announced all {threads} wait_for calls timed out, and complete_tx(16) then completed the phase with every word exact",
@@ -167,21 +163,19 @@ fn over_announced(ctx: &Ctx) -> Result<String, String> {
 }
 
 /// A source that is only 4-byte aligned traps in a debug build (the control, aligned, copies).
-fn misaligned_traps(ctx: &Ctx) -> Result<String, String> {
+fn misaligned_traps(ctx: &Ctx) -> Result<String> {
     if let Some(s) = no_sm90(ctx) {
         return s;
     }
     let kernel = ctx.kernel("bulk_copy_misaligned")?;
     let gpu = &ctx.gpu;
-    let src = gpu
-        .upload(&[11u32, 22, 33, 44, 55, 66, 77, 88])
-        .map_err(e)?;
-    let run = |shift: u32| -> Result<(Result<(), Error>, u32), String> {
-        let done = gpu.zeros::<u32>(1).map_err(e)?;
-        unsafe { launch!(kernel<<<1u32, 1u32, 32u32, gpu>>>(&src, shift, &done)) }.map_err(e)?;
+    let src = gpu.upload(&[11u32, 22, 33, 44, 55, 66, 77, 88])?;
+    let run = |shift: u32| -> Result<(Result<(), Error>, u32)> {
+        let done = gpu.zeros::<u32>(1)?;
+        unsafe { launch!(kernel<<<1u32, 1u32, 32u32, gpu>>>(&src, shift, &done)) }?;
         let r = gpu.wait(TIMEOUT);
         let d = if r.is_ok() {
-            gpu.download(&done).map_err(e)?[0]
+            gpu.download(&done)?[0]
         } else {
             0
         };
@@ -189,13 +183,13 @@ fn misaligned_traps(ctx: &Ctx) -> Result<String, String> {
     };
     match run(0)? {
         (Ok(()), 1) => {}
-        (r, d) => return Err(format!("control (aligned): {r:?}, done = {d} (expected 1)")),
+        (r, d) => return Err(format!("control (aligned): {r:?}, done = {d} (expected 1)").into()),
     }
     match run(1)?.0 {
         Err(err @ Error::Driver { .. }) => Ok(format!(
             "the aligned control copied; a 4-byte aligned source failed the launch: {err}"
         )),
-        Err(err) => Err(format!("expected a trap, got: {err}")),
+        Err(err) => Err(format!("expected a trap, got: {err}").into()),
         Ok(()) => Err(
             "a misaligned bulk copy was not caught (is ptx-sync built with debug-assertions?)"
                 .into(),

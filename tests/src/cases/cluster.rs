@@ -6,17 +6,14 @@
 use crate::{skip, Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::PushKernelArg;
 use ptx_sync_host::{ClusterConfig, ClusterLaunch, ClusterLimit, Error, Kernel};
+use ptx_sync_testkit::Result;
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 const THREADS: u32 = 256;
 
-fn e(x: impl std::fmt::Display) -> String {
-    x.to_string()
-}
-
 /// `Ok(None)`: go on; `Ok(Some(skip))`: this GPU has no clusters.
-fn no_clusters(ctx: &Ctx) -> Option<Result<String, String>> {
+fn no_clusters(ctx: &Ctx) -> Option<Result<String>> {
     let cc = ctx.gpu.compute_capability();
     (cc < (9, 0)).then(|| {
         skip(format!(
@@ -32,21 +29,21 @@ fn run<'a>(
     kernel: &'a Kernel,
     cfg: ClusterConfig,
     push: impl FnOnce(&mut ClusterLaunch<'a>),
-) -> Result<Result<(ClusterLimit, Duration), String>, String> {
+) -> Result<Result<(ClusterLimit, Duration), String>> {
     let mut launch = ctx.gpu.cluster_launch(kernel);
     push(&mut launch);
     let start = Instant::now();
     let limit = match unsafe { launch.launch_cluster(cfg) } {
         Ok(l) => l,
         Err(err @ Error::NoClusters { .. }) => return Ok(Err(err.to_string())),
-        Err(err) => return Err(err.to_string()),
+        Err(err) => return Err(err.into()),
     };
-    ctx.gpu.wait(TIMEOUT).map_err(e)?;
+    ctx.gpu.wait(TIMEOUT)?;
     Ok(Ok((limit, start.elapsed())))
 }
 
 /// Rounds of neighbour exchange in distributed shared memory, clusters of `cluster_blocks`.
-fn exchange(ctx: &Ctx, cluster_blocks: u32) -> Result<String, String> {
+fn exchange(ctx: &Ctx, cluster_blocks: u32) -> Result<String> {
     const ROUNDS: u32 = 2_000;
     if let Some(s) = no_clusters(ctx) {
         return s;
@@ -55,20 +52,20 @@ fn exchange(ctx: &Ctx, cluster_blocks: u32) -> Result<String, String> {
     let clusters = 2 * ctx.gpu.sm_count() / cluster_blocks;
     let blocks = clusters * cluster_blocks;
     let cfg = ClusterConfig::linear(clusters, cluster_blocks, THREADS, 4 * THREADS);
-    let stats = ctx.gpu.zeros::<u64>(3).map_err(e)?;
+    let stats = ctx.gpu.zeros::<u64>(3)?;
     let (limit, took) = match run(ctx, &kernel, cfg, |l| {
         l.arg(&ROUNDS).arg(&cluster_blocks).arg(&stats);
     })? {
         Ok(r) => r,
         Err(why) => return skip(why),
     };
-    let s = ctx.gpu.download(&stats).map_err(e)?;
+    let s = ctx.gpu.download(&stats)?;
     let (errors, checks, shape) = (s[0], s[1], s[2]);
     let want = 2 * blocks as u64 * THREADS as u64 * ROUNDS as u64;
     if errors != 0 || checks != want || shape != 0 {
         return Err(format!(
             "{errors} stale or wrong neighbour words in {checks} reads (expected 0 in {want}); {shape} blocks with a wrong rank, cluster size or cluster index"
-        ));
+        ).into());
     }
     Ok(format!(
         "{clusters} clusters of {cluster_blocks} blocks x {THREADS} threads, {ROUNDS} rounds: {checks} reads of the next and previous block's shared memory (mapa) after cluster::sync / arrive+wait, 0 stale; rank, size and cluster index right in all {blocks} blocks; {} clusters resident at most, cluster size up to {}; {:.0} ns per round",
@@ -80,7 +77,7 @@ fn exchange(ctx: &Ctx, cluster_blocks: u32) -> Result<String, String> {
 
 /// `fetch_add` contention on one `Atomic<u32, Cluster>` per cluster: in block 0's shared
 /// memory through `mapa` (`mode` 0) or in global memory (`mode` 1).
-fn contend(ctx: &Ctx, mode: u32) -> Result<String, String> {
+fn contend(ctx: &Ctx, mode: u32) -> Result<String> {
     const CLUSTER: u32 = 4;
     const ITERS: u32 = 1_000;
     if let Some(s) = no_clusters(ctx) {
@@ -89,16 +86,16 @@ fn contend(ctx: &Ctx, mode: u32) -> Result<String, String> {
     let kernel = ctx.kernel("cluster_atomic_contend")?;
     let clusters = 2 * ctx.gpu.sm_count() / CLUSTER;
     let cfg = ClusterConfig::linear(clusters, CLUSTER, THREADS, 4);
-    let counters = ctx.gpu.zeros::<u32>(clusters as usize).map_err(e)?;
-    let results = ctx.gpu.zeros::<u64>(2 * clusters as usize).map_err(e)?;
+    let counters = ctx.gpu.zeros::<u32>(clusters as usize)?;
+    let results = ctx.gpu.zeros::<u64>(2 * clusters as usize)?;
     let (_, took) = match run(ctx, &kernel, cfg, |l| {
         l.arg(&ITERS).arg(&mode).arg(&counters).arg(&results);
     })? {
         Ok(r) => r,
         Err(why) => return skip(why),
     };
-    let r = ctx.gpu.download(&results).map_err(e)?;
-    let words = ctx.gpu.download(&counters).map_err(e)?;
+    let r = ctx.gpu.download(&results)?;
+    let words = ctx.gpu.download(&counters)?;
     let total = (CLUSTER * THREADS * ITERS) as u64;
     let want_sum = total * (total - 1) / 2;
     for c in 0..clusters as usize {
@@ -107,7 +104,7 @@ fn contend(ctx: &Ctx, mode: u32) -> Result<String, String> {
         if count != total || sum != want_sum || (mode == 1 && global != total) {
             return Err(format!(
                 "cluster {c}: final count {count} (expected {total}), sum of returned values {sum} (expected {want_sum}), global word {global}"
-            ));
+            ).into());
         }
     }
     let place = if mode == 0 {

@@ -4,21 +4,20 @@
 
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_testkit::Result;
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-fn run(ctx: &Ctx) -> Result<String, String> {
+fn run(ctx: &Ctx) -> Result<String> {
     const ROUNDS: u32 = 2_000;
     const THREADS: u32 = 128;
     let kernel = ctx.kernel("convergence_regression")?;
     let blocks = ctx.gpu.sm_count();
-    ctx.gpu
-        .check_cooperative(&kernel, blocks, THREADS, 0)
-        .map_err(|e| e.to_string())?;
+    ctx.gpu.check_cooperative(&kernel, blocks, THREADS, 0)?;
     let stream = ctx.gpu.stream();
-    let arrived = stream.alloc_zeros::<u32>(1).map_err(|e| e.to_string())?;
-    let done = stream.alloc_zeros::<u32>(1).map_err(|e| e.to_string())?;
+    let arrived = stream.alloc_zeros::<u32>(1)?;
+    let done = stream.alloc_zeros::<u32>(1)?;
     let cfg = LaunchConfig {
         grid_dim: (blocks, 1, 1),
         block_dim: (THREADS, 1, 1),
@@ -27,14 +26,15 @@ fn run(ctx: &Ctx) -> Result<String, String> {
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&arrived).arg(&ROUNDS).arg(&done);
     unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let arrived = stream.clone_dtoh(&arrived).map_err(|e| e.to_string())?[0];
-    let done = stream.clone_dtoh(&done).map_err(|e| e.to_string())?[0];
+    ctx.gpu.wait(TIMEOUT)?;
+    let arrived = stream.clone_dtoh(&arrived)?[0];
+    let done = stream.clone_dtoh(&done)?[0];
     if done != blocks || arrived != ROUNDS * blocks {
         return Err(format!(
             "{done}/{blocks} blocks done, {arrived}/{} arrivals",
             ROUNDS * blocks
-        ));
+        )
+        .into());
     }
     Ok(format!(
         "{blocks} blocks x {THREADS} threads ran {ROUNDS} barrier rounds"

@@ -4,6 +4,7 @@
 //! binary, `examples-app`, next to this runner; this test runs it from there.
 
 use crate::{Ctx, GpuTest};
+use ptx_sync_testkit::Result;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -28,7 +29,7 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Where the app is: `$PTX_SYNC_EXAMPLES_APP` (set by `cargo test`'s tests/tests/gpu_suite.rs,
 /// which builds it in examples/target), else next to this runner (a staged folder).
-fn app_path() -> Result<PathBuf, String> {
+fn app_path() -> Result<PathBuf> {
     if let Some(path) = std::env::var_os("PTX_SYNC_EXAMPLES_APP") {
         return Ok(PathBuf::from(path));
     }
@@ -41,7 +42,7 @@ fn app_path() -> Result<PathBuf, String> {
 
 /// The `example ...` lines of `stdout` are exactly one `example <name>: ok (...)` per
 /// example, in order.
-fn check_lines(stdout: &str) -> Result<Vec<&str>, String> {
+fn check_lines(stdout: &str) -> Result<Vec<&str>> {
     let lines: Vec<&str> = stdout
         .lines()
         .filter(|l| l.starts_with("example "))
@@ -62,18 +63,20 @@ fn check_lines(stdout: &str) -> Result<Vec<&str>, String> {
             "expected exactly the lines `{}...)`, got: {}",
             expected.join("...)`, `"),
             lines.join(" | ")
-        ))
+        )
+        .into())
     }
 }
 
-fn run(_ctx: &Ctx) -> Result<String, String> {
+fn run(_ctx: &Ctx) -> Result<String> {
     let app = app_path()?;
     if !app.is_file() {
         return Err(format!(
             "{} not found: stage the suite with `cargo xtask stage` (it builds examples/ and \
              puts {APP} next to the runner)",
             app.display()
-        ));
+        )
+        .into());
     }
     let mut child = Command::new(&app)
         .stdin(Stdio::null())
@@ -103,7 +106,7 @@ fn run(_ctx: &Ctx) -> Result<String, String> {
                 break None;
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Err(format!("waiting for {APP}: {e}")),
+            Err(e) => return Err(format!("waiting for {APP}: {e}").into()),
         }
     };
     let stdout = out.join().unwrap_or_default();
@@ -116,10 +119,11 @@ fn run(_ctx: &Ctx) -> Result<String, String> {
         return Err(format!(
             "{APP} did not finish within {APP_LIMIT:?} (killed): {}",
             output()
-        ));
+        )
+        .into());
     };
     if status.code() != Some(0) {
-        return Err(format!("{APP} exited with {status}: {}", output()));
+        return Err(format!("{APP} exited with {status}: {}", output()).into());
     }
     let lines = check_lines(&stdout)?;
     Ok(format!("{APP}: {}", lines.join("; ")))

@@ -5,6 +5,7 @@
 
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::launch;
+use ptx_sync_testkit::Result;
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -12,40 +13,36 @@ const THREADS: u32 = 256;
 /// How long a kernel's wait for another block may take before it counts a timeout.
 const WAIT_NS: u64 = 2_000_000_000;
 
-fn e(x: impl std::fmt::Display) -> String {
-    x.to_string()
-}
-
-fn flag_lock(ctx: &Ctx) -> Result<String, String> {
+fn flag_lock(ctx: &Ctx) -> Result<String> {
     let (blocks, iters) = (ctx.gpu.sm_count(), 2u32);
     let gpu = &ctx.gpu;
     let kernel = ctx.kernel("flag_lock_counter")?;
     let groups = (blocks * THREADS / 64) as usize;
-    let flags = gpu.zeros::<u32>(1 + groups).map_err(e)?;
-    let counters = gpu.zeros::<u32>(1 + groups).map_err(e)?;
-    let stats = gpu.zeros::<u32>(64).map_err(e)?;
-    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(&flags, &counters, &stats, iters)) }
-        .map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
-    let flags = gpu.download(&flags).map_err(e)?;
-    let counters = gpu.download(&counters).map_err(e)?;
-    let stats = gpu.download(&stats).map_err(e)?;
+    let flags = gpu.zeros::<u32>(1 + groups)?;
+    let counters = gpu.zeros::<u32>(1 + groups)?;
+    let stats = gpu.zeros::<u32>(64)?;
+    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(&flags, &counters, &stats, iters)) }?;
+    gpu.wait(TIMEOUT)?;
+    let flags = gpu.download(&flags)?;
+    let counters = gpu.download(&counters)?;
+    let stats = gpu.download(&stats)?;
     let total = blocks * THREADS * iters;
     if counters[0] != total || stats[32] != 1 || stats[0] != 0 {
         return Err(format!(
             "grid flag: counter {} (expected {total}), most holders {}, holders left {}",
             counters[0], stats[32], stats[0]
-        ));
+        )
+        .into());
     }
     if let Some((g, c)) = counters[1..]
         .iter()
         .enumerate()
         .find(|(_, &c)| c != 64 * iters)
     {
-        return Err(format!("group {g}: counter {c}, expected {}", 64 * iters));
+        return Err(format!("group {g}: counter {c}, expected {}", 64 * iters).into());
     }
     if let Some(i) = flags.iter().position(|&f| f != 0) {
-        return Err(format!("flag {i} left set ({})", flags[i]));
+        return Err(format!("flag {i} left set ({})", flags[i]).into());
     }
     Ok(format!(
         "{blocks}x{THREADS} threads, {iters} rounds: {total} critical sections under one flag, \
@@ -54,35 +51,33 @@ fn flag_lock(ctx: &Ctx) -> Result<String, String> {
     ))
 }
 
-fn ptr_publish(ctx: &Ctx) -> Result<String, String> {
+fn ptr_publish(ctx: &Ctx) -> Result<String> {
     let blocks = ctx.gpu.sm_count();
     let gpu = &ctx.gpu;
     let kernel = ctx.kernel("atomic_ptr_publish")?;
-    let slots = gpu.zeros::<u64>(blocks as usize).map_err(e)?;
-    let data = gpu.zeros::<u32>((blocks * THREADS) as usize).map_err(e)?;
-    let winner = gpu.zeros::<u64>(1).map_err(e)?;
-    let ring = gpu.zeros::<u64>(1).map_err(e)?;
-    let out = gpu.zeros::<u32>(4 * blocks as usize + 1).map_err(e)?;
+    let slots = gpu.zeros::<u64>(blocks as usize)?;
+    let data = gpu.zeros::<u32>((blocks * THREADS) as usize)?;
+    let winner = gpu.zeros::<u64>(1)?;
+    let ring = gpu.zeros::<u64>(1)?;
+    let out = gpu.zeros::<u32>(4 * blocks as usize + 1)?;
     unsafe {
         launch!(kernel<<<blocks, THREADS, 0, gpu>>>(&slots, &data, &winner, &ring, &out, WAIT_NS))
-    }
-    .map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
-    let out = gpu.download(&out).map_err(e)?;
+    }?;
+    gpu.wait(TIMEOUT)?;
+    let out = gpu.download(&out)?;
     let timeouts = out[4 * blocks as usize];
     let rows: Vec<&[u32]> = out[..4 * blocks as usize].chunks(4).collect();
     let bad: u32 = rows.iter().map(|r| r[0]).sum();
     if bad != 0 || timeouts != 0 {
-        return Err(format!(
-            "{bad} wrong pointers or elements, {timeouts} waits timed out"
-        ));
+        return Err(format!("{bad} wrong pointers or elements, {timeouts} waits timed out").into());
     }
     let winners: Vec<usize> = (0..rows.len()).filter(|&b| rows[b][1] == 1).collect();
     if winners.len() != 1 || rows[..].iter().any(|r| r[2] != winners[0] as u32 + 1) {
         return Err(format!(
             "CAS from null: winners {winners:?}, seen as {:?}",
             rows.iter().map(|r| r[2]).collect::<Vec<_>>()
-        ));
+        )
+        .into());
     }
     // The swaps took out null once and every other block's address at most once; the one
     // address never taken out is what the ring holds at the end.
@@ -90,7 +85,7 @@ fn ptr_publish(ctx: &Ctx) -> Result<String, String> {
     taken.sort_unstable();
     let distinct = taken.windows(2).all(|w| w[0] != w[1]);
     if !distinct || taken[0] != 0 || taken.iter().any(|&i| i > blocks) {
-        return Err(format!("swap ring: values taken out {taken:?}"));
+        return Err(format!("swap ring: values taken out {taken:?}").into());
     }
     Ok(format!(
         "{blocks} blocks: each read its neighbour's {THREADS} elements through the published \
@@ -120,21 +115,19 @@ fn truth(i: u32) -> u32 {
     a as u32 | (new as u32) << 1
 }
 
-fn bool_flags(ctx: &Ctx) -> Result<String, String> {
+fn bool_flags(ctx: &Ctx) -> Result<String> {
     let blocks = ctx.gpu.sm_count();
     let gpu = &ctx.gpu;
     let kernel = ctx.kernel("atomic_bool_flags")?;
-    let words = gpu.zeros::<u32>(128 + 2 * blocks as usize).map_err(e)?;
-    let table = gpu.zeros::<u32>(32).map_err(e)?;
-    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(&words, &table, WAIT_NS)) }.map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
-    let w = gpu.download(&words).map_err(e)?;
-    let table = gpu.download(&table).map_err(e)?;
+    let words = gpu.zeros::<u32>(128 + 2 * blocks as usize)?;
+    let table = gpu.zeros::<u32>(32)?;
+    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(&words, &table, WAIT_NS)) }?;
+    gpu.wait(TIMEOUT)?;
+    let w = gpu.download(&words)?;
+    let table = gpu.download(&table)?;
     let want: Vec<u32> = (0..32).map(truth).collect();
     if table != want {
-        return Err(format!(
-            "truth table (old | new << 1) {table:?}, expected {want:?}"
-        ));
+        return Err(format!("truth table (old | new << 1) {table:?}, expected {want:?}").into());
     }
     let n = blocks * THREADS;
     let expect = [1, 1, n % 2, n / 2, 0, 0];
@@ -142,11 +135,11 @@ fn bool_flags(ctx: &Ctx) -> Result<String, String> {
         return Err(format!(
             "[elected, winners, toggle, saw true, payload mismatches, timeouts] = {:?}, expected {expect:?}",
             &w[..6]
-        ));
+        ).into());
     }
     let ready = &w[128 + blocks as usize..];
     if ready.iter().any(|&r| r != 1) {
-        return Err(format!("ready flags {ready:?}"));
+        return Err(format!("ready flags {ready:?}").into());
     }
     Ok(format!(
         "truth table of 8 operations exact; {n} threads: one fetch_or winner, {n} fetch_not \

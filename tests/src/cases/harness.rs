@@ -3,40 +3,38 @@
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use ptx_sync_host::{Error, MappedBuffer};
+use ptx_sync_testkit::Result;
 use std::process::Command;
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-fn smoke_iota(ctx: &Ctx) -> Result<String, String> {
+fn smoke_iota(ctx: &Ctx) -> Result<String> {
     let n: u32 = 100_003; // not a multiple of the block size
     let kernel = ctx.kernel("smoke_iota")?;
-    let out = ctx
-        .gpu
-        .upload(&vec![0xdead_beef_u32; n as usize])
-        .map_err(|e| e.to_string())?;
+    let out = ctx.gpu.upload(&vec![0xdead_beef_u32; n as usize])?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&out).arg(&n);
     unsafe { b.launch(LaunchConfig::for_num_elems(n)) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let got = ctx.gpu.download(&out).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
+    let got = ctx.gpu.download(&out)?;
     match got.iter().enumerate().find(|(i, &v)| v != *i as u32) {
-        Some((i, v)) => Err(format!("out[{i}] = {v:#x}")),
+        Some((i, v)) => Err(format!("out[{i}] = {v:#x}").into()),
         None => Ok(format!("{n} elements written on {}", ctx.gpu.name())),
     }
 }
 
 /// The host writes a pattern through std atomics, a kernel transforms every word through the
 /// buffer's device pointer, the host checks every word.
-fn mapped_memory_roundtrip(ctx: &Ctx) -> Result<String, String> {
+fn mapped_memory_roundtrip(ctx: &Ctx) -> Result<String> {
     use std::sync::atomic::Ordering::{Acquire, Release};
     let n: u32 = 4099; // not a multiple of the block size
     let pattern = |i: u32| i.wrapping_mul(0x9e37_79b9);
     let kernel = ctx.kernel("harness_mapped_roundtrip")?;
-    let buf = MappedBuffer::<u32>::new(&ctx.gpu, n as usize).map_err(|e| e.to_string())?;
+    let buf = MappedBuffer::<u32>::new(&ctx.gpu, n as usize)?;
     let words = buf.atomics_u32();
     if let Some(i) = words.iter().position(|w| w.load(Acquire) != 0) {
-        return Err(format!("new mapped buffer not zeroed at word {i}"));
+        return Err(format!("new mapped buffer not zeroed at word {i}").into());
     }
     for (i, w) in words.iter().enumerate() {
         w.store(pattern(i as u32), Release);
@@ -45,14 +43,14 @@ fn mapped_memory_roundtrip(ctx: &Ctx) -> Result<String, String> {
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&ptr).arg(&n);
     unsafe { b.launch(LaunchConfig::for_num_elems(n)) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
     for (i, w) in words.iter().enumerate() {
         let (got, want) = (
             w.load(Acquire),
             pattern(i as u32).wrapping_mul(3).wrapping_add(1),
         );
         if got != want {
-            return Err(format!("host sees word {i} = {got:#x}, expected {want:#x}"));
+            return Err(format!("host sees word {i} = {got:#x}, expected {want:#x}").into());
         }
     }
     Ok(format!(
@@ -61,15 +59,12 @@ fn mapped_memory_roundtrip(ctx: &Ctx) -> Result<String, String> {
 }
 
 /// `check_cooperative` accepts the largest grid and refuses one block more, naming the limit.
-fn cooperative_too_large_is_refused(ctx: &Ctx) -> Result<String, String> {
+fn cooperative_too_large_is_refused(ctx: &Ctx) -> Result<String> {
     const THREADS: u32 = 256;
     let kernel = ctx.kernel("smoke_iota")?;
-    let limit = ctx
-        .gpu
-        .cooperative_limit(&kernel, THREADS, 0)
-        .map_err(|e| e.to_string())?;
+    let limit = ctx.gpu.cooperative_limit(&kernel, THREADS, 0)?;
     if limit.max_blocks == 0 || limit.sms != ctx.gpu.sm_count() {
-        return Err(format!("implausible limit {limit:?}"));
+        return Err(format!("implausible limit {limit:?}").into());
     }
     ctx.gpu
         .check_cooperative(&kernel, limit.max_blocks, THREADS, 0)
@@ -81,22 +76,23 @@ fn cooperative_too_large_is_refused(ctx: &Ctx) -> Result<String, String> {
         Err(e @ Error::GridTooLarge { .. }) => {
             let msg = e.to_string();
             if !msg.contains(&format!("limit of {} blocks", limit.max_blocks)) {
-                return Err(format!("message does not name the limit: {msg}"));
+                return Err(format!("message does not name the limit: {msg}").into());
             }
             Ok(format!("refused: {msg}"))
         }
-        Err(e) => Err(format!("expected GridTooLarge, got: {e}")),
+        Err(e) => Err(format!("expected GridTooLarge, got: {e}").into()),
         Ok(_) => Err(format!(
             "{} blocks accepted, over the limit {limit:?}",
             limit.max_blocks + 1
-        )),
+        )
+        .into()),
     }
 }
 
 /// Runs in a child process: a kernel that never finishes (see `watchdog_catches_hang`).
-fn hang(ctx: &Ctx) -> Result<String, String> {
+fn hang(ctx: &Ctx) -> Result<String> {
     let kernel = ctx.kernel("harness_hang")?;
-    let flag = ctx.gpu.zeros::<u32>(1).map_err(|e| e.to_string())?;
+    let flag = ctx.gpu.zeros::<u32>(1)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&flag);
     unsafe {
@@ -107,16 +103,14 @@ fn hang(ctx: &Ctx) -> Result<String, String> {
         })
     }
     .map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu
-        .wait(Duration::from_secs(600))
-        .map_err(|e| e.to_string())?;
+    ctx.gpu.wait(Duration::from_secs(600))?;
     Err("the hanging kernel finished".into())
 }
 
 /// The runner's watchdog: run the hidden `__hang` test in a child runner with a 2 s limit; the
 /// child must be killed and reported as a timeout with the test's name, quickly.
-fn watchdog_catches_hang(ctx: &Ctx) -> Result<String, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+fn watchdog_catches_hang(ctx: &Ctx) -> Result<String> {
+    let exe = std::env::current_exe()?;
     let start = std::time::Instant::now();
     let out = Command::new(exe)
         .arg("--ptx-dir")
@@ -128,21 +122,17 @@ fn watchdog_catches_hang(ctx: &Ctx) -> Result<String, String> {
             "--timeout-scale",
             "0.0667",
         ])
-        .output()
-        .map_err(|e| e.to_string())?;
+        .output()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let took = start.elapsed();
     if out.status.code() != Some(1)
         || !text.contains("TIMEOUT __hang")
         || !text.contains("0 passed, 1 failed")
     {
-        return Err(format!(
-            "child runner exit {:?}, output:\n{text}",
-            out.status.code()
-        ));
+        return Err(format!("child runner exit {:?}, output:\n{text}", out.status.code()).into());
     }
     if took > Duration::from_secs(20) {
-        return Err(format!("the watchdog took {took:?}"));
+        return Err(format!("the watchdog took {took:?}").into());
     }
     Ok(format!(
         "hung kernel reported as `TIMEOUT __hang` in {:.1} s",

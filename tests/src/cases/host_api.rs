@@ -6,27 +6,21 @@
 
 use crate::{skip, Ctx, GpuTest, KERNELS_PTX};
 use ptx_sync_host::{launch, ClusterConfig, Error, Module};
+use ptx_sync_testkit::Result;
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 /// What the module loaded from text is called.
 const EMBEDDED: &str = "ptx_sync_test_kernels.ptx (embedded)";
 
-fn e(x: impl std::fmt::Display) -> String {
-    x.to_string()
-}
-
 /// The suite's PTX, read into a string and loaded with `load_ptx_str`.
-fn module(ctx: &Ctx) -> Result<Module, String> {
+fn module(ctx: &Ctx) -> Result<Module> {
     let path = ctx.ptx_dir.join(KERNELS_PTX);
     let ptx = std::fs::read_to_string(&path)
         .map_err(|err| format!("reading {}: {err}", path.display()))?;
-    let module = ctx.gpu.load_ptx_str(EMBEDDED, &ptx).map_err(e)?;
+    let module = ctx.gpu.load_ptx_str(EMBEDDED, &ptx)?;
     if module.name() != EMBEDDED {
-        return Err(format!(
-            "module name {:?}, expected {EMBEDDED:?}",
-            module.name()
-        ));
+        return Err(format!("module name {:?}, expected {EMBEDDED:?}", module.name()).into());
     }
     Ok(module)
 }
@@ -47,13 +41,11 @@ fn check_words(
     n: usize,
     sentinel: u64,
     want: impl Fn(u64) -> u64,
-) -> Result<(), String> {
+) -> Result<()> {
     for (i, &got) in out.iter().enumerate() {
         let expected = if i < n { want(i as u64) } else { sentinel };
         if got != expected {
-            return Err(format!(
-                "{what}: out[{i}] = {got:#x}, expected {expected:#x}"
-            ));
+            return Err(format!("{what}: out[{i}] = {got:#x}, expected {expected:#x}").into());
         }
     }
     Ok(())
@@ -62,40 +54,38 @@ fn check_words(
 /// A module from a string; `launch!(module.name<<<..>>>)` with a 2-D grid and block and
 /// `launch!(kernel<<<..>>>)` with 3-D ones through a field path (`ctx.gpu`), with arguments of
 /// 8, 4, 8, 4, 1, 1 and 4 bytes, by value and by reference; `Debug` of the types involved.
-fn ptx_str_plain_launch(ctx: &Ctx) -> Result<String, String> {
+fn ptx_str_plain_launch(ctx: &Ctx) -> Result<String> {
     const SENTINEL: u64 = 0xdead_beef_dead_beef;
     let module = module(ctx)?;
     let gpu = &ctx.gpu;
 
     // Grid (20, 2) x block (128, 2): 10240 threads for 10000 words.
     let (n, len) = (10_000u32, 10_240usize);
-    let out = gpu.upload(&vec![SENTINEL; len]).map_err(e)?;
+    let out = gpu.upload(&vec![SENTINEL; len])?;
     let (a, add_one) = (0x1_0000_0001u64, true);
     unsafe {
         launch!(module.host_api_affine<<<(20, 2), (128, 2), 0, gpu>>>(
             &out, n, &a, -7i32, &add_one, 5u8, 1.5f32
         ))
-    }
-    .map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
-    let got = gpu.download(&out).map_err(e)?;
+    }?;
+    gpu.wait(TIMEOUT)?;
+    let got = gpu.download(&out)?;
     check_words("module.name form", &got, n as usize, SENTINEL, |i| {
         affine(i, a, -7, true, 5, 1.5)
     })?;
 
     // Grid (5, 2, 2) x block (64, 2, 2): 5120 threads for 5000 words.
-    let kernel = module.kernel("host_api_affine").map_err(e)?;
+    let kernel = module.kernel("host_api_affine")?;
     let (n2, len2) = (5_000u32, 5_120usize);
-    let mut out2 = gpu.upload(&vec![SENTINEL; len2]).map_err(e)?;
+    let mut out2 = gpu.upload(&vec![SENTINEL; len2])?;
     let (b, shift) = (i32::MIN, 63u8);
     unsafe {
         launch!(kernel<<<(5, 2, 2), (64, 2, 2), 0, ctx.gpu>>>(
             &mut out2, &n2, 3u64, &b, false, &shift, 0.0f32
         ))
-    }
-    .map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
-    let got = gpu.download(&out2).map_err(e)?;
+    }?;
+    gpu.wait(TIMEOUT)?;
+    let got = gpu.download(&out2)?;
     check_words("kernel form", &got, n2 as usize, SENTINEL, |i| {
         affine(i, 3, i32::MIN, false, 63, 0.0)
     })?;
@@ -114,7 +104,7 @@ fn ptx_str_plain_launch(ctx: &Ctx) -> Result<String, String> {
     for (text, parts) in &debug {
         for part in parts {
             if !text.contains(part.as_str()) {
-                return Err(format!("`{part}` missing from the Debug output {text}"));
+                return Err(format!("`{part}` missing from the Debug output {text}").into());
             }
         }
     }
@@ -131,37 +121,38 @@ fn ptx_str_plain_launch(ctx: &Ctx) -> Result<String, String> {
 /// `launch!(cooperative ..)` of a `GridBarrier` kernel at the occupancy limit: every round's
 /// count is the grid's thread count before any thread goes on; one block more is
 /// `Error::GridTooLarge`, before anything is launched.
-fn cooperative_grid_barrier(ctx: &Ctx) -> Result<String, String> {
+fn cooperative_grid_barrier(ctx: &Ctx) -> Result<String> {
     const THREADS: u32 = 256;
     const ROUNDS: u32 = 1_000;
     let module = module(ctx)?;
     let gpu = &ctx.gpu;
-    let kernel = module.kernel("host_api_grid_rounds").map_err(e)?;
-    let limit = gpu.cooperative_limit(&kernel, THREADS, 0).map_err(e)?;
+    let kernel = module.kernel("host_api_grid_rounds")?;
+    let limit = gpu.cooperative_limit(&kernel, THREADS, 0)?;
     let blocks = limit.max_blocks;
-    let bar = gpu.zeros::<u32>(1).map_err(e)?;
-    let counts = gpu.zeros::<u32>(ROUNDS as usize).map_err(e)?;
-    let errors = gpu.zeros::<u32>(1).map_err(e)?;
+    let bar = gpu.zeros::<u32>(1)?;
+    let counts = gpu.zeros::<u32>(ROUNDS as usize)?;
+    let errors = gpu.zeros::<u32>(1)?;
     let got = unsafe {
         launch!(cooperative kernel<<<blocks, THREADS, 0, gpu>>>(&bar, &counts, ROUNDS, &errors))
-    }
-    .map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
+    }?;
+    gpu.wait(TIMEOUT)?;
     if got != limit {
         return Err(format!(
             "launch_cooperative checked against {got:?}, cooperative_limit says {limit:?}"
-        ));
+        )
+        .into());
     }
     let total = blocks * THREADS;
-    let got_counts = gpu.download(&counts).map_err(e)?;
+    let got_counts = gpu.download(&counts)?;
     if let Some((r, c)) = got_counts.iter().enumerate().find(|(_, &c)| c != total) {
-        return Err(format!("round {r}: count {c}, expected {total}"));
+        return Err(format!("round {r}: count {c}, expected {total}").into());
     }
-    let late = gpu.download(&errors).map_err(e)?[0];
+    let late = gpu.download(&errors)?[0];
     if late != 0 {
         return Err(format!(
             "{late} threads read a round's count before every thread had added to it"
-        ));
+        )
+        .into());
     }
 
     // One block more cannot be resident: refused, not launched (it would hang).
@@ -182,17 +173,11 @@ fn cooperative_grid_barrier(ctx: &Ctx) -> Result<String, String> {
             && l == limit
             && block_threads == THREADS => {}
         Err(other) => {
-            return Err(format!(
-                "{too_many} blocks: expected GridTooLarge, got {other}"
-            ))
+            return Err(format!("{too_many} blocks: expected GridTooLarge, got {other}").into())
         }
-        Ok(_) => {
-            return Err(format!(
-                "{too_many} blocks: launched, expected GridTooLarge"
-            ))
-        }
+        Ok(_) => return Err(format!("{too_many} blocks: launched, expected GridTooLarge").into()),
     }
-    gpu.wait(TIMEOUT).map_err(e)?;
+    gpu.wait(TIMEOUT)?;
     Ok(format!(
         "{blocks} blocks ({} per SM x {} SMs) x {THREADS} threads, {ROUNDS} GridBarrier rounds: \
          every count {total} and seen complete by every thread; {too_many} blocks refused with \
@@ -204,7 +189,7 @@ fn cooperative_grid_barrier(ctx: &Ctx) -> Result<String, String> {
 /// `launch!(cluster ..)` (sm_90): every block sees its cluster index, rank and cluster size
 /// as the launch laid them out, for clusters of 2 and 4 blocks, by kernel and by
 /// `module.name`; a grid that is not a whole number of clusters is `Error::BadCluster`.
-fn cluster_launch(ctx: &Ctx) -> Result<String, String> {
+fn cluster_launch(ctx: &Ctx) -> Result<String> {
     const THREADS: u32 = 128;
     const TAG: u32 = 7;
     let cc = ctx.gpu.compute_capability();
@@ -216,13 +201,13 @@ fn cluster_launch(ctx: &Ctx) -> Result<String, String> {
     }
     let module = module(ctx)?;
     let gpu = &ctx.gpu;
-    let kernel = module.kernel("host_api_cluster_shape").map_err(e)?;
+    let kernel = module.kernel("host_api_cluster_shape")?;
     let clusters = gpu.sm_count();
     let mut checked = 0;
     for cluster_blocks in [2u32, 4] {
         let cfg = ClusterConfig::linear(clusters, cluster_blocks, THREADS, 0);
         let blocks = clusters * cluster_blocks;
-        let out = gpu.zeros::<u32>(blocks as usize).map_err(e)?;
+        let out = gpu.zeros::<u32>(blocks as usize)?;
         let result = if cluster_blocks == 2 {
             unsafe { launch!(cluster kernel<<<cfg, gpu>>>(&out, TAG)) }
         } else {
@@ -231,15 +216,13 @@ fn cluster_launch(ctx: &Ctx) -> Result<String, String> {
         let limit = match result {
             Ok(l) => l,
             Err(err @ Error::NoClusters { .. }) => return skip(err),
-            Err(err) => return Err(err.to_string()),
+            Err(err) => return Err(err.into()),
         };
-        gpu.wait(TIMEOUT).map_err(e)?;
+        gpu.wait(TIMEOUT)?;
         if limit.max_cluster_blocks < cluster_blocks || limit.max_active_clusters == 0 {
-            return Err(format!(
-                "clusters of {cluster_blocks} launched under {limit:?}"
-            ));
+            return Err(format!("clusters of {cluster_blocks} launched under {limit:?}").into());
         }
-        let got = gpu.download(&out).map_err(e)?;
+        let got = gpu.download(&out)?;
         for (b, &v) in got.iter().enumerate() {
             let b = b as u32;
             let want =
@@ -247,14 +230,15 @@ fn cluster_launch(ctx: &Ctx) -> Result<String, String> {
             if v != want {
                 return Err(format!(
                     "clusters of {cluster_blocks}: block {b} wrote {v}, expected {want}"
-                ));
+                )
+                .into());
             }
         }
         checked += blocks;
     }
     let mut bad = ClusterConfig::linear(clusters, 4, THREADS, 0);
     bad.grid_dim.0 += 1;
-    let out = gpu.zeros::<u32>(bad.grid_dim.0 as usize).map_err(e)?;
+    let out = gpu.zeros::<u32>(bad.grid_dim.0 as usize)?;
     match unsafe { launch!(cluster kernel<<<bad, gpu>>>(&out, TAG)) } {
         Err(Error::BadCluster { kernel, why, .. })
             if kernel == "host_api_cluster_shape"
@@ -263,7 +247,8 @@ fn cluster_launch(ctx: &Ctx) -> Result<String, String> {
             return Err(format!(
                 "a grid of {} blocks in clusters of 4: expected BadCluster, got {other}",
                 bad.grid_dim.0
-            ))
+            )
+            .into())
         }
         Ok(_) => return Err("a grid that is not a whole number of clusters was launched".into()),
     }
@@ -277,7 +262,7 @@ fn cluster_launch(ctx: &Ctx) -> Result<String, String> {
 /// A `static` `Atomic<u32, Gpu>` counter and a `static mut` step: read back exactly after a
 /// launch, written from the host, and seen by the next launch; a kernel given the counter's
 /// `global_ptr` adds to the same word.
-fn static_counter_read_write(ctx: &Ctx) -> Result<String, String> {
+fn static_counter_read_write(ctx: &Ctx) -> Result<String> {
     const BLOCKS: u32 = 64;
     const THREADS: u32 = 256;
     const START: u32 = 1_000_000;
@@ -285,70 +270,60 @@ fn static_counter_read_write(ctx: &Ctx) -> Result<String, String> {
     let module = module(ctx)?;
     let gpu = &ctx.gpu;
     let threads = BLOCKS * THREADS;
-    let read = |name: &str| module.read_global::<u32>(gpu, name).map_err(e);
+    let read = |name: &str| module.read_global::<u32>(gpu, name);
     let (count0, step0) = (read("HOST_API_COUNTER")?, read("HOST_API_STEP")?);
     if (count0, step0) != (0, 1) {
         return Err(format!(
             "a fresh module's counter and step are {count0} and {step0}, expected 0 and 1"
-        ));
+        )
+        .into());
     }
     for name in ["HOST_API_COUNTER", "HOST_API_STEP"] {
-        let size = module.global_size(name).map_err(e)?;
+        let size = module.global_size(name)?;
         if size != 4 {
-            return Err(format!("global_size({name}) = {size}, expected 4"));
+            return Err(format!("global_size({name}) = {size}, expected 4").into());
         }
     }
 
-    let kernel = module.kernel("host_api_count").map_err(e)?;
-    let first_seen = gpu.upload(&[u32::MAX]).map_err(e)?;
-    unsafe { launch!(kernel<<<BLOCKS, THREADS, 0, gpu>>>(&first_seen)) }.map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
-    let (count1, seen1) = (
-        read("HOST_API_COUNTER")?,
-        gpu.download(&first_seen).map_err(e)?[0],
-    );
+    let kernel = module.kernel("host_api_count")?;
+    let first_seen = gpu.upload(&[u32::MAX])?;
+    unsafe { launch!(kernel<<<BLOCKS, THREADS, 0, gpu>>>(&first_seen)) }?;
+    gpu.wait(TIMEOUT)?;
+    let (count1, seen1) = (read("HOST_API_COUNTER")?, gpu.download(&first_seen)?[0]);
     if (count1, seen1) != (threads, 0) {
         return Err(format!(
             "first launch: counter {count1} (expected {threads}), lowest value seen {seen1} (expected 0)"
-        ));
+        ).into());
     }
 
-    module
-        .write_global(gpu, "HOST_API_COUNTER", &START)
-        .map_err(e)?;
-    module
-        .write_global(gpu, "HOST_API_STEP", &STEP)
-        .map_err(e)?;
+    module.write_global(gpu, "HOST_API_COUNTER", &START)?;
+    module.write_global(gpu, "HOST_API_STEP", &STEP)?;
     let (count_w, step_w) = (read("HOST_API_COUNTER")?, read("HOST_API_STEP")?);
     if (count_w, step_w) != (START, STEP) {
-        return Err(format!(
-            "wrote {START} and {STEP}, read back {count_w} and {step_w}"
-        ));
+        return Err(format!("wrote {START} and {STEP}, read back {count_w} and {step_w}").into());
     }
-    let first_seen = gpu.upload(&[u32::MAX]).map_err(e)?;
-    unsafe { launch!(kernel<<<BLOCKS, THREADS, 0, gpu>>>(&first_seen)) }.map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
+    let first_seen = gpu.upload(&[u32::MAX])?;
+    unsafe { launch!(kernel<<<BLOCKS, THREADS, 0, gpu>>>(&first_seen)) }?;
+    gpu.wait(TIMEOUT)?;
     let want = START + STEP * threads;
-    let (count2, seen2) = (
-        read("HOST_API_COUNTER")?,
-        gpu.download(&first_seen).map_err(e)?[0],
-    );
+    let (count2, seen2) = (read("HOST_API_COUNTER")?, gpu.download(&first_seen)?[0]);
     if (count2, seen2) != (want, START) {
         return Err(format!(
             "second launch: counter {count2} (expected {want}), lowest value seen {seen2} (expected {START}, the value written)"
-        ));
+        ).into());
     }
 
     // The counter's address as a kernel argument (a u64 by value for a `*mut u32`).
-    let ptr = module.global_ptr("HOST_API_COUNTER").map_err(e)?;
-    unsafe { launch!(module.host_api_add<<<1, 32, 0, gpu>>>(ptr, 5u32)) }.map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
+    let ptr = module.global_ptr("HOST_API_COUNTER")?;
+    unsafe { launch!(module.host_api_add<<<1, 32, 0, gpu>>>(ptr, 5u32)) }?;
+    gpu.wait(TIMEOUT)?;
     let count3 = read("HOST_API_COUNTER")?;
     if count3 != want + 5 {
         return Err(format!(
             "after adding 5 through global_ptr {ptr:#x}: counter {count3}, expected {}",
             want + 5
-        ));
+        )
+        .into());
     }
     Ok(format!(
         "static Atomic<u32, Gpu> counter: 0 -> {threads} after {threads} adds; wrote {START} and \
@@ -360,14 +335,14 @@ fn static_counter_read_write(ctx: &Ctx) -> Result<String, String> {
 /// What the new API refuses, and how it says so: a missing static, a static of another size,
 /// a missing kernel through `launch!(module.name)`, a zero block, and (where the driver reports
 /// parameters) arguments of the wrong number or size.
-fn errors(ctx: &Ctx) -> Result<String, String> {
+fn errors(ctx: &Ctx) -> Result<String> {
     let module = module(ctx)?;
     let gpu = &ctx.gpu;
-    let expect = |what: &str, got: Option<Error>, want: &str| -> Result<(), String> {
+    let expect = |what: &str, got: Option<Error>, want: &str| -> Result<()> {
         match got {
             Some(err) if err.to_string() == want => Ok(()),
-            Some(err) => Err(format!("{what}: got `{err}`, expected `{want}`")),
-            None => Err(format!("{what}: succeeded, expected `{want}`")),
+            Some(err) => Err(format!("{what}: got `{err}`, expected `{want}`").into()),
+            None => Err(format!("{what}: succeeded, expected `{want}`").into()),
         }
     };
 
@@ -377,7 +352,7 @@ fn errors(ctx: &Ctx) -> Result<String, String> {
     if !matches!(&missing, Some(Error::GlobalNotFound { module: m, name })
         if m == EMBEDDED && name == "HOST_API_NO_SUCH_STATIC")
     {
-        return Err(format!("read_global of a missing static: {missing:?}"));
+        return Err(format!("read_global of a missing static: {missing:?}").into());
     }
     expect(
         "read_global of a missing static",
@@ -386,7 +361,7 @@ fn errors(ctx: &Ctx) -> Result<String, String> {
     )?;
     // From a file, the module is called by its path.
     let path = ctx.ptx_dir.join(KERNELS_PTX);
-    let from_file = gpu.load_ptx(&path).map_err(e)?;
+    let from_file = gpu.load_ptx(&path)?;
     expect(
         "global_ptr of a missing static",
         from_file.global_ptr("HOST_API_NO_SUCH_STATIC").err(),
@@ -399,7 +374,7 @@ fn errors(ctx: &Ctx) -> Result<String, String> {
     let wide = module.read_global::<u64>(gpu, "HOST_API_COUNTER").err();
     if !matches!(&wide, Some(Error::GlobalSize { name, expected: 8, found: 4 }) if name == "HOST_API_COUNTER")
     {
-        return Err(format!("read_global::<u64> of a u32 static: {wide:?}"));
+        return Err(format!("read_global::<u64> of a u32 static: {wide:?}").into());
     }
     expect(
         "read_global::<u64> of a u32 static",
@@ -411,19 +386,19 @@ fn errors(ctx: &Ctx) -> Result<String, String> {
         module.write_global(gpu, "HOST_API_STEP", &9u16).err(),
         "global `HOST_API_STEP` is 4 bytes, but the host type is 2 bytes",
     )?;
-    let step = module.read_global::<u32>(gpu, "HOST_API_STEP").map_err(e)?;
+    let step = module.read_global::<u32>(gpu, "HOST_API_STEP")?;
     if step != 1 {
-        return Err(format!("a refused write changed HOST_API_STEP to {step}"));
+        return Err(format!("a refused write changed HOST_API_STEP to {step}").into());
     }
 
-    let out = gpu.zeros::<u64>(64).map_err(e)?;
+    let out = gpu.zeros::<u64>(64)?;
     let no_kernel = unsafe { launch!(module.host_api_no_such_kernel<<<1, 64, 0, gpu>>>(&out)) };
     expect(
         "launch! of a missing kernel",
         no_kernel.err(),
         &format!("no kernel `host_api_no_such_kernel` in {EMBEDDED} (is it #[unsafe(no_mangle)] pub extern \"ptx-kernel\"?)"),
     )?;
-    let kernel = module.kernel("host_api_affine").map_err(e)?;
+    let kernel = module.kernel("host_api_affine")?;
     let zero_block = unsafe {
         launch!(kernel<<<1, (64, 0, 1), 0, gpu>>>(&out, 64u32, 1u64, 0i32, false, 0u8, 0.0f32))
     };
@@ -442,7 +417,8 @@ fn errors(ctx: &Ctx) -> Result<String, String> {
             if sizes != [8, 4, 8, 4, 1, 1, 4] {
                 return Err(format!(
                     "host_api_affine's parameter sizes: {sizes:?}, expected [8, 4, 8, 4, 1, 1, 4]"
-                ));
+                )
+                .into());
             }
             // An unsuffixed literal is an i32: 4 bytes for the u64 `a`.
             let literal = unsafe {
@@ -462,7 +438,7 @@ fn errors(ctx: &Ctx) -> Result<String, String> {
             "an i32 literal for a u64 and 3 arguments of 7 refused with BadArguments".to_string()
         }
     };
-    gpu.wait(TIMEOUT).map_err(e)?;
+    gpu.wait(TIMEOUT)?;
     Ok(format!(
         "GlobalNotFound (module from a string and from a file), GlobalSize (read as u64, written \
          as u16, the static unchanged), KernelNotFound through launch!(module.name), a zero \

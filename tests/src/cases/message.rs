@@ -5,6 +5,7 @@
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use ptx_sync_host::MappedBuffer;
+use ptx_sync_testkit::Result;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::time::{Duration, Instant};
 
@@ -16,22 +17,16 @@ fn expected(round: u32, i: u32) -> u32 {
     round.wrapping_mul(0x9e37_79b9) ^ i
 }
 
-fn blocks(ctx: &Ctx, mode: u32) -> Result<String, String> {
+fn blocks(ctx: &Ctx, mode: u32) -> Result<String> {
     const PAIRS: u32 = 64;
     const ROUNDS: u32 = 20_000;
     const LEN: u32 = 16;
     let kernel = ctx.kernel("mp_blocks")?;
     // Waiting across blocks needs them all resident: a cooperative launch guarantees it.
-    ctx.gpu
-        .check_cooperative(&kernel, 2 * PAIRS, 1, 0)
-        .map_err(|e| e.to_string())?;
+    ctx.gpu.check_cooperative(&kernel, 2 * PAIRS, 1, 0)?;
     let stream = ctx.gpu.stream();
-    let buf = stream
-        .alloc_zeros::<u32>(PAIRS as usize * REGION)
-        .map_err(|e| e.to_string())?;
-    let stats = stream
-        .alloc_zeros::<u32>(2 * PAIRS as usize)
-        .map_err(|e| e.to_string())?;
+    let buf = stream.alloc_zeros::<u32>(PAIRS as usize * REGION)?;
+    let stats = stream.alloc_zeros::<u32>(2 * PAIRS as usize)?;
     let cfg = LaunchConfig {
         grid_dim: (2 * PAIRS, 1, 1),
         block_dim: (1, 1, 1),
@@ -40,14 +35,14 @@ fn blocks(ctx: &Ctx, mode: u32) -> Result<String, String> {
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&buf).arg(&ROUNDS).arg(&LEN).arg(&mode).arg(&stats);
     unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let stats = stream.clone_dtoh(&stats).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
+    let stats = stream.clone_dtoh(&stats)?;
     for p in 0..PAIRS as usize {
         let (verified, errors) = (stats[2 * p], stats[2 * p + 1]);
         if errors != 0 || verified != ROUNDS {
-            return Err(format!(
-                "pair {p}: {verified}/{ROUNDS} rounds verified, {errors} errors"
-            ));
+            return Err(
+                format!("pair {p}: {verified}/{ROUNDS} rounds verified, {errors} errors").into(),
+            );
         }
     }
     let how = if mode == 0 {
@@ -61,14 +56,13 @@ fn blocks(ctx: &Ctx, mode: u32) -> Result<String, String> {
     ))
 }
 
-fn host(ctx: &Ctx) -> Result<String, String> {
+fn host(ctx: &Ctx) -> Result<String> {
     const ROUNDS: u32 = 5_000;
     const LEN: u32 = 8;
     let kernel = ctx.kernel("mp_host")?;
-    let buf =
-        MappedBuffer::<u32>::new(&ctx.gpu, 64 + 2 * LEN as usize).map_err(|e| e.to_string())?;
+    let buf = MappedBuffer::<u32>::new(&ctx.gpu, 64 + 2 * LEN as usize)?;
     let stream = ctx.gpu.stream();
-    let stats = stream.alloc_zeros::<u32>(2).map_err(|e| e.to_string())?;
+    let stats = stream.alloc_zeros::<u32>(2)?;
     let cfg = LaunchConfig {
         grid_dim: (1, 1, 1),
         block_dim: (1, 1, 1),
@@ -92,7 +86,7 @@ fn host(ctx: &Ctx) -> Result<String, String> {
         h2g.store(round, Release);
         while g2h.load(Acquire) != round {
             if Instant::now() > deadline {
-                return Err(format!("host: no reply to round {round} within 30 s"));
+                return Err(format!("host: no reply to round {round} within 30 s").into());
             }
             std::hint::spin_loop();
         }
@@ -102,13 +96,14 @@ fn host(ctx: &Ctx) -> Result<String, String> {
             }
         }
     }
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let stats = stream.clone_dtoh(&stats).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
+    let stats = stream.clone_dtoh(&stats)?;
     if stats[0] != ROUNDS || stats[1] != 0 || host_errors != 0 {
         return Err(format!(
             "GPU verified {}/{ROUNDS} rounds with {} errors; host saw {host_errors} stale words",
             stats[0], stats[1]
-        ));
+        )
+        .into());
     }
     Ok(format!(
         "{} host<->GPU messages of {LEN} words verified at Sys scope",

@@ -6,6 +6,7 @@
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use ptx_sync_host::{Error, MappedBuffer};
+use ptx_sync_testkit::Result;
 use std::process::Command;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::time::{Duration, Instant};
@@ -20,10 +21,10 @@ const ONE_THREAD: LaunchConfig = LaunchConfig {
 /// A kernel waits with `wait()` on a `Latch<Sys>` in mapped memory that nobody counts down:
 /// `Device::wait` must give up with `Error::Timeout` while the kernel is stuck; once the host opens
 /// the latch, the same kernel must finish (so it was the latch that held it).
-fn latch_deadlock_times_out(ctx: &Ctx) -> Result<String, String> {
+fn latch_deadlock_times_out(ctx: &Ctx) -> Result<String> {
     let limit = Duration::from_millis(500);
     let kernel = ctx.kernel("misuse_latch_never_opened")?;
-    let buf = MappedBuffer::<u32>::new(&ctx.gpu, 64).map_err(|e| e.to_string())?;
+    let buf = MappedBuffer::<u32>::new(&ctx.gpu, 64)?;
     let words = buf.atomics_u32();
     words[0].store(1, Release); // the latch expects one arrival that never comes
     let (latch, passed) = (buf.device_ptr(), buf.device_ptr() + 128);
@@ -33,7 +34,7 @@ fn latch_deadlock_times_out(ctx: &Ctx) -> Result<String, String> {
     unsafe { b.launch(ONE_THREAD) }.map_err(|e| format!("launch: {e}"))?;
     match ctx.gpu.wait(limit) {
         Err(Error::Timeout { .. }) => {}
-        Err(e) => return Err(format!("expected a timeout, got: {e}")),
+        Err(e) => return Err(format!("expected a timeout, got: {e}").into()),
         Ok(()) => return Err("a wait() on a latch that never opened returned".into()),
     }
     let stuck = start.elapsed();
@@ -54,23 +55,21 @@ fn latch_deadlock_times_out(ctx: &Ctx) -> Result<String, String> {
 }
 
 /// Hidden: deadlocks for good (a latch of 1 in device memory, never counted down).
-fn latch_deadlock(ctx: &Ctx) -> Result<String, String> {
+fn latch_deadlock(ctx: &Ctx) -> Result<String> {
     let kernel = ctx.kernel("misuse_latch_never_opened")?;
-    let latch = ctx.gpu.upload(&[1u32]).map_err(|e| e.to_string())?;
-    let passed = ctx.gpu.zeros::<u32>(1).map_err(|e| e.to_string())?;
+    let latch = ctx.gpu.upload(&[1u32])?;
+    let passed = ctx.gpu.zeros::<u32>(1)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&latch).arg(&passed);
     unsafe { b.launch(ONE_THREAD) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu
-        .wait(Duration::from_secs(600))
-        .map_err(|e| e.to_string())?;
+    ctx.gpu.wait(Duration::from_secs(600))?;
     Err("the deadlocked kernel finished".into())
 }
 
 /// Runs the hidden `__latch_deadlock` in a child runner with a 2 s limit: the runner's
 /// watchdog must kill it and report `TIMEOUT __latch_deadlock`.
-fn deadlock_reported_by_watchdog(ctx: &Ctx) -> Result<String, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+fn deadlock_reported_by_watchdog(ctx: &Ctx) -> Result<String> {
+    let exe = std::env::current_exe()?;
     let start = Instant::now();
     let out = Command::new(exe)
         .arg("--ptx-dir")
@@ -82,21 +81,17 @@ fn deadlock_reported_by_watchdog(ctx: &Ctx) -> Result<String, String> {
             "--timeout-scale",
             "0.0667",
         ])
-        .output()
-        .map_err(|e| e.to_string())?;
+        .output()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let took = start.elapsed();
     if out.status.code() != Some(1)
         || !text.contains("TIMEOUT __latch_deadlock")
         || !text.contains("0 passed, 1 failed")
     {
-        return Err(format!(
-            "child runner exit {:?}, output:\n{text}",
-            out.status.code()
-        ));
+        return Err(format!("child runner exit {:?}, output:\n{text}", out.status.code()).into());
     }
     if took > Duration::from_secs(20) {
-        return Err(format!("the watchdog took {took:?}"));
+        return Err(format!("the watchdog took {took:?}").into());
     }
     Ok(format!(
         "a latch wait() that never opens reported as `TIMEOUT __latch_deadlock` in {:.1} s",
@@ -111,7 +106,7 @@ fn misuse_launch(
     word: &CudaSlice<u32>,
     extra: u32,
     done: &CudaSlice<u32>,
-) -> Result<Result<(), Error>, String> {
+) -> Result<Result<(), Error>> {
     let kernel = ctx.kernel(kernel)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(word).arg(&extra).arg(done);
@@ -127,30 +122,27 @@ pub(crate) fn traps(
     initial: u32,
     final_word: u32,
     what: &str,
-) -> Result<String, String> {
-    let word = ctx.gpu.upload(&[initial]).map_err(|e| e.to_string())?;
-    let done = ctx.gpu.zeros::<u32>(1).map_err(|e| e.to_string())?;
+) -> Result<String> {
+    let word = ctx.gpu.upload(&[initial])?;
+    let done = ctx.gpu.zeros::<u32>(1)?;
     misuse_launch(ctx, kernel, &word, 0, &done)?
         .map_err(|e| format!("the control launch failed: {e}"))?;
-    let (w, d) = (
-        ctx.gpu.download(&word).map_err(|e| e.to_string())?[0],
-        ctx.gpu.download(&done).map_err(|e| e.to_string())?[0],
-    );
+    let (w, d) = (ctx.gpu.download(&word)?[0], ctx.gpu.download(&done)?[0]);
     if w != final_word || d != 1 {
-        return Err(format!(
-            "control: word {w} (expected {final_word}), done {d} (expected 1)"
-        ));
+        return Err(
+            format!("control: word {w} (expected {final_word}), done {d} (expected 1)").into(),
+        );
     }
-    let word = ctx.gpu.upload(&[initial]).map_err(|e| e.to_string())?;
-    let done = ctx.gpu.zeros::<u32>(1).map_err(|e| e.to_string())?;
+    let word = ctx.gpu.upload(&[initial])?;
+    let done = ctx.gpu.zeros::<u32>(1)?;
     match misuse_launch(ctx, kernel, &word, 1, &done)? {
         Err(e @ Error::Driver { .. }) => Ok(format!(
             "the control ran clean; {what} failed the launch: {e}"
         )),
-        Err(e) => Err(format!("expected a trap, got: {e}")),
-        Ok(()) => Err(format!(
-            "{what} was not caught (is ptx-sync built with debug-assertions?)"
-        )),
+        Err(e) => Err(format!("expected a trap, got: {e}").into()),
+        Ok(()) => {
+            Err(format!("{what} was not caught (is ptx-sync built with debug-assertions?)").into())
+        }
     }
 }
 

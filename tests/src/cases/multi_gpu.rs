@@ -32,7 +32,8 @@ use crate::{skip, Ctx, GpuTest, KERNELS_PTX};
 use plan::*;
 use ptx_sync_host::cudarc::driver::{CudaSlice, PushKernelArg};
 use ptx_sync_host::ptx_sync::barrier::init_word;
-use ptx_sync_host::{launch_config, Error, Device, Module, PeerBuffer, PortableBuffer};
+use ptx_sync_host::{launch_config, Device, Error, Module, PeerBuffer, PortableBuffer};
+use ptx_sync_testkit::Result;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
@@ -40,10 +41,6 @@ use std::time::{Duration, Instant};
 const TIMEOUT: Duration = Duration::from_secs(150);
 /// How long the host waits for both GPUs' kernels together (the watchdog).
 const GPU_WAIT: Duration = Duration::from_secs(60);
-
-fn e(x: impl std::fmt::Display) -> String {
-    x.to_string()
-}
 
 /// Two GPUs, each with the suite's kernels loaded.
 struct Two {
@@ -65,16 +62,16 @@ fn eager_loading() -> bool {
 }
 
 /// A case's result, saying so where it ran in loopback.
-fn noted(r: Result<String, String>) -> Result<String, String> {
+fn noted(r: Result<String>) -> Result<String> {
     let note = "loopback: both halves on GPU 0 through two streams";
     match r {
-        Ok(m) if loopback_asked() && !crate::runner::is_skip(&m) => Ok(format!("{note}: {m}")),
+        Ok(m) if loopback_asked() => Ok(format!("{note}: {m}")),
         other => other,
     }
 }
 
 /// The first two GPUs, or (inner `Err`) why this machine cannot run the case.
-fn two(ctx: &Ctx) -> Result<Result<Two, String>, String> {
+fn two(ctx: &Ctx) -> Result<Result<Two, String>> {
     let (gpus, loopback) = match Device::open_at_least(2) {
         Ok(gpus) => (gpus, false),
         Err(Error::TooFewGpus { .. }) if loopback_asked() && !eager_loading() => {
@@ -85,9 +82,9 @@ fn two(ctx: &Ctx) -> Result<Result<Two, String>, String> {
         Err(Error::TooFewGpus { .. }) if loopback_asked() => {
             // Two streams of their own: neither is the legacy default stream, which
             // synchronizes with others.
-            let g = Device::open(0).map_err(e)?;
-            let g0 = g.with_new_stream().map_err(e)?;
-            let g1 = g.with_new_stream().map_err(e)?;
+            let g = Device::open(0)?;
+            let g0 = g.with_new_stream()?;
+            let g1 = g.with_new_stream()?;
             (vec![g0, g1], true)
         }
         Err(err @ Error::TooFewGpus { .. }) => {
@@ -95,7 +92,7 @@ fn two(ctx: &Ctx) -> Result<Result<Two, String>, String> {
                 "{err}; the multi-GPU cases need two (run them on nvidia-h200-x2, or on one GPU with {LOOPBACK}=1 CUDA_MODULE_LOADING=EAGER)"
             )));
         }
-        Err(err) => return Err(e(err)),
+        Err(err) => return Err(err.into()),
     };
     let path = ctx.ptx_dir.join(KERNELS_PTX);
     let kernels = gpus[..2]
@@ -150,17 +147,14 @@ impl Shared {
     /// `len` zeroed words in `mem`, reachable from both GPUs; inner `Err`: why this machine
     /// cannot (`rmw`: both GPUs run read-modify-writes on the same words, which needs native
     /// atomics on both paths to them).
-    fn new(two: &Two, mem: Mem, len: usize, rmw: bool) -> Result<Result<Shared, String>, String> {
+    fn new(two: &Two, mem: Mem, len: usize, rmw: bool) -> Result<Result<Shared, String>> {
         let g = &two.gpus;
         match mem {
             // One GPU's RMWs on mapped host memory are atomic with each other (the Sys
             // cases of the suite rely on it); only a second GPU's need native atomics.
             Mem::Host => {
                 if rmw && !two.loopback {
-                    let native = [
-                        g[0].host_native_atomics().map_err(e)?,
-                        g[1].host_native_atomics().map_err(e)?,
-                    ];
+                    let native = [g[0].host_native_atomics()?, g[1].host_native_atomics()?];
                     if native != [true, true] {
                         return Ok(Err(format!(
                             "hostNativeAtomicSupported is {} on GPU 0 and {} on GPU 1: RMWs of both GPUs on one word of mapped host memory are not atomic with each other without it (CUDA Programming Guide, mapped memory); the peer-memory case covers this primitive",
@@ -168,7 +162,7 @@ impl Shared {
                         )));
                     }
                 }
-                let buf = PortableBuffer::<u32>::new(&g[..2], len).map_err(e)?;
+                let buf = PortableBuffer::<u32>::new(&g[..2], len)?;
                 Ok(Ok(Shared::Host(buf)))
             }
             Mem::Peer(_) if two.loopback => Ok(Err(
@@ -176,7 +170,7 @@ impl Shared {
             )),
             Mem::Peer(owner) => {
                 let other = 1 - owner;
-                let info = g[other].peer_info(&g[owner]).map_err(e)?;
+                let info = g[other].peer_info(&g[owner])?;
                 if !info.can_access {
                     return Ok(Err(format!(
                         "{info}: kernels on GPU {other} cannot reach GPU {owner}'s memory here"
@@ -187,32 +181,32 @@ impl Shared {
                         "{info}: RMWs of GPU {other} on GPU {owner}'s memory are not native over this link, so not atomic with GPU {owner}'s own"
                     )));
                 }
-                let buf = PeerBuffer::<u32>::new(&g[owner], len).map_err(e)?;
-                buf.device_ptr_for(&g[other]).map_err(e)?; // enables the peer access
+                let buf = PeerBuffer::<u32>::new(&g[owner], len)?;
+                buf.device_ptr_for(&g[other])?; // enables the peer access
                 Ok(Ok(Shared::Peer(buf)))
             }
         }
     }
 
     /// The address kernels on `gpu` use.
-    fn ptr(&self, gpu: &Device) -> Result<u64, String> {
+    fn ptr(&self, gpu: &Device) -> Result<u64> {
         match self {
             Shared::Host(b) => b.device_ptr(gpu),
             Shared::Peer(b) => b.device_ptr_for(gpu),
         }
-        .map_err(e)
+        .map_err(Into::into)
     }
 
     /// Every word, read by the host (after the kernels are done).
-    fn read(&self) -> Result<Vec<u32>, String> {
+    fn read(&self) -> Result<Vec<u32>> {
         match self {
             Shared::Host(b) => Ok(b.atomics_u32().iter().map(|w| w.load(Relaxed)).collect()),
-            Shared::Peer(b) => b.read().map_err(e),
+            Shared::Peer(b) => b.read().map_err(Into::into),
         }
     }
 
     /// Writes `data` from word `offset` on (before the kernels start).
-    fn write(&self, offset: usize, data: &[u32]) -> Result<(), String> {
+    fn write(&self, offset: usize, data: &[u32]) -> Result<()> {
         match self {
             Shared::Host(b) => {
                 for (w, &v) in b.atomics_u32()[offset..offset + data.len()]
@@ -223,7 +217,7 @@ impl Shared {
                 }
                 Ok(())
             }
-            Shared::Peer(b) => b.write(offset, data).map_err(e),
+            Shared::Peer(b) => b.write(offset, data).map_err(Into::into),
         }
     }
 }
@@ -256,16 +250,16 @@ struct Half<'a> {
 /// the first launch until both finished, and the shared memory. Where a GPU did not finish,
 /// the memory is leaked rather than freed under a kernel that may still use it (freeing could
 /// also wait for that kernel), and the error says which GPU.
-fn run(two: &Two, shared: Shared, halves: &[Half]) -> Result<(Duration, Shared), String> {
+fn run(two: &Two, shared: Shared, halves: &[Half]) -> Result<(Duration, Shared)> {
     let start = Instant::now();
     let mut started = Vec::new();
     let mut failed = None;
     for h in halves {
         let gpu = &two.gpus[h.g];
-        let launched = (|| -> Result<(), String> {
+        let launched = (|| -> Result<()> {
             // One host thread drives both GPUs: make this one's context current first.
-            gpu.context().bind_to_thread().map_err(e)?;
-            let kernel = two.kernels[h.g].kernel(h.name).map_err(e)?;
+            gpu.context().bind_to_thread()?;
+            let kernel = two.kernels[h.g].kernel(h.name)?;
             let ptr = shared.ptr(gpu)?;
             let mut l = gpu.launch(&kernel);
             l.arg(ptr);
@@ -283,7 +277,7 @@ fn run(two: &Two, shared: Shared, halves: &[Half]) -> Result<(Duration, Shared),
                     l.launch(cfg)
                 }
             }
-            .map_err(e)
+            .map_err(Into::into)
         })();
         match launched {
             Ok(()) => started.push(h.g),
@@ -312,25 +306,26 @@ fn run(two: &Two, shared: Shared, halves: &[Half]) -> Result<(Duration, Shared),
     if running {
         std::mem::forget(shared);
     }
-    Err(errors.join("; "))
+    Err(errors.join("; ").into())
 }
 
-fn download(two: &Two, g: usize, stats: &CudaSlice<u32>) -> Result<Vec<u32>, String> {
-    two.gpus[g].download(stats).map_err(e)
+fn download(two: &Two, g: usize, stats: &CudaSlice<u32>) -> Result<Vec<u32>> {
+    two.gpus[g].download(stats).map_err(Into::into)
 }
 
 /// Prints the facts a run on a machine should record, and checks the typed errors of the
 /// multi-GPU host API: an ordinal past the count, more GPUs than there are, a GPU as its own
 /// peer, a buffer used on a GPU it is not mapped for. Passes with one GPU (saying the other
 /// cases skip there).
-fn probe(_ctx: &Ctx) -> Result<String, String> {
-    let count = Device::count().map_err(e)?;
+fn probe(_ctx: &Ctx) -> Result<String> {
+    let count = Device::count()?;
     match Device::open_list(&[0, count]) {
         Err(Error::NoSuchGpu { ordinal, count: c }) if (ordinal, c) == (count, count) => {}
         other => {
             return Err(format!(
                 "open_list(&[0, {count}]): expected NoSuchGpu naming {count}, got {other:?}"
-            ));
+            )
+            .into());
         }
     }
     match Device::open_at_least(count + 1) {
@@ -339,10 +334,11 @@ fn probe(_ctx: &Ctx) -> Result<String, String> {
             return Err(format!(
                 "open_at_least({}): expected TooFewGpus, got {other:?}",
                 count + 1
-            ));
+            )
+            .into());
         }
     }
-    let gpus = Device::open_all().map_err(e)?;
+    let gpus = Device::open_all()?;
     let mut facts = vec![format!("{count} GPU(s)")];
     for g in &gpus {
         let (major, minor) = g.compute_capability();
@@ -351,16 +347,15 @@ fn probe(_ctx: &Ctx) -> Result<String, String> {
             g.ordinal(),
             g.name(),
             g.sm_count(),
-            g.host_native_atomics().map_err(e)? as u8,
-            g.pageable_memory_access().map_err(e)? as u8
+            g.host_native_atomics()? as u8,
+            g.pageable_memory_access()? as u8
         ));
         match g.peer_info(g) {
             Err(Error::NoPeerAccess { gpu, peer, .. }) if gpu == peer => {}
             other => {
-                return Err(format!(
-                    "peer_info of GPU {} with itself: {other:?}",
-                    g.ordinal()
-                ));
+                return Err(
+                    format!("peer_info of GPU {} with itself: {other:?}", g.ordinal()).into(),
+                );
             }
         }
     }
@@ -368,30 +363,27 @@ fn probe(_ctx: &Ctx) -> Result<String, String> {
     for a in &gpus {
         for b in &gpus {
             if a.ordinal() != b.ordinal() {
-                let info = a.peer_info(b).map_err(e)?;
+                let info = a.peer_info(b)?;
                 all_can &= info.can_access;
                 facts.push(info.to_string());
             }
         }
     }
     // Mapped for GPU 0 only: GPU 1 is refused by name.
-    let only0 = PortableBuffer::<u32>::new(&gpus[..1], 32).map_err(e)?;
+    let only0 = PortableBuffer::<u32>::new(&gpus[..1], 32)?;
     if let Some(g1) = gpus.get(1) {
         match only0.device_ptr(g1) {
             Err(Error::NotMapped { gpu: 1, ref mapped }) if mapped == &[0] => {}
             other => {
-                return Err(format!(
-                    "a buffer mapped for GPU 0 used on GPU 1: {other:?}"
-                ));
+                return Err(format!("a buffer mapped for GPU 0 used on GPU 1: {other:?}").into());
             }
         }
     }
-    let all = PortableBuffer::<u32>::new(&gpus, 32).map_err(e)?;
+    let all = PortableBuffer::<u32>::new(&gpus, 32)?;
     let ptrs: Vec<String> = gpus
         .iter()
         .map(|g| all.device_ptr(g).map(|p| format!("{p:#x}")))
-        .collect::<Result<_, _>>()
-        .map_err(e)?;
+        .collect::<Result<_, _>>()?;
     facts.push(format!(
         "portable buffer at host {:p}, device pointers {}",
         all.host_ptr(),
@@ -400,7 +392,7 @@ fn probe(_ctx: &Ctx) -> Result<String, String> {
     if gpus.len() < 2 {
         facts.push("the other multi_gpu_* cases skip here (they need two GPUs)".into());
     } else if all_can {
-        let n = Device::enable_peer_access_all(&gpus).map_err(e)?.len();
+        let n = Device::enable_peer_access_all(&gpus)?.len();
         facts.push(format!("peer access enabled for all {n} ordered pairs"));
     } else {
         facts.push("peer access is not possible between every pair".into());
@@ -410,13 +402,13 @@ fn probe(_ctx: &Ctx) -> Result<String, String> {
 
 /// Message passing GPU 0 -> GPU 1: `CHANNELS` block pairs, a ring of `mp::SLOTS` slots each,
 /// `MSGS` messages of `mp::LANES` words per channel; both kernels run at once.
-fn message_passing(ctx: &Ctx, mem: Mem) -> Result<String, String> {
+fn message_passing(ctx: &Ctx, mem: Mem) -> Result<String> {
     const CHANNELS: u32 = 4;
     const MSGS: u32 = 5_000;
     let two = two_or_skip!(ctx);
     let shared = shared_or_skip!(&two, mem, CHANNELS as usize * mp::CHANNEL, false);
-    let sent = two.gpus[0].zeros::<u32>(2 * CHANNELS as usize).map_err(e)?;
-    let got = two.gpus[1].zeros::<u32>(5 * CHANNELS as usize).map_err(e)?;
+    let sent = two.gpus[0].zeros::<u32>(2 * CHANNELS as usize)?;
+    let got = two.gpus[1].zeros::<u32>(5 * CHANNELS as usize)?;
     let half = |g, name, stats| Half {
         g,
         name,
@@ -453,14 +445,15 @@ fn message_passing(ctx: &Ctx, mem: Mem) -> Result<String, String> {
                 rc[3],
                 rc[4],
                 MSGS * lanes
-            ));
+            ).into());
         }
         let ch = &words[c * mp::CHANNEL..(c + 1) * mp::CHANNEL];
         if ch[mp::CONSUMED] != MSGS {
             return Err(format!(
                 "channel {c}: consumed count {} (expected {MSGS})",
                 ch[mp::CONSUMED]
-            ));
+            )
+            .into());
         }
         for slot in 0..mp::SLOTS {
             let last = mp::last_in_slot(MSGS, slot);
@@ -469,7 +462,8 @@ fn message_passing(ctx: &Ctx, mem: Mem) -> Result<String, String> {
                 return Err(format!(
                     "channel {c} slot {slot}: sequence {} (expected {last})",
                     ch[mp::seq(s)]
-                ));
+                )
+                .into());
             }
             for i in 0..mp::LANES {
                 let want = mp::tag(c as u32, last, i as u32);
@@ -477,7 +471,7 @@ fn message_passing(ctx: &Ctx, mem: Mem) -> Result<String, String> {
                     return Err(format!(
                         "channel {c} slot {slot} word {i}: {:#x} after the run (expected message {last}'s {want:#x})",
                         ch[mp::payload(s) + i]
-                    ));
+                    ).into());
                 }
             }
         }
@@ -497,7 +491,7 @@ const BLOCKS: u32 = 4;
 const THREADS: u32 = 64;
 
 /// Checks the per-block `[right, stale, wrong phase, timeouts]` counts of both GPUs.
-fn check_rounds(two: &Two, stats: [&CudaSlice<u32>; 2], per_thread_ok: u32) -> Result<u64, String> {
+fn check_rounds(two: &Two, stats: [&CudaSlice<u32>; 2], per_thread_ok: u32) -> Result<u64> {
     let mut ok = 0u64;
     for (g, s) in stats.iter().enumerate() {
         let s = download(two, g, s)?;
@@ -508,7 +502,7 @@ fn check_rounds(two: &Two, stats: [&CudaSlice<u32>; 2], per_thread_ok: u32) -> R
                 return Err(format!(
                     "GPU {g} block {b}: {} peer words right, {} stale, {} wrong phase counts, {} timed-out waits (expected {want:?})",
                     got[0], got[1], got[2], got[3]
-                ));
+                ).into());
             }
             ok += got[0] as u64;
         }
@@ -518,7 +512,7 @@ fn check_rounds(two: &Two, stats: [&CudaSlice<u32>; 2], per_thread_ok: u32) -> R
 
 /// A `Latch<Sys>` per round, armed with every thread of both GPUs and counted down by each:
 /// after it opens, every thread reads one word of every block of both GPUs.
-fn latch(ctx: &Ctx, mem: Mem) -> Result<String, String> {
+fn latch(ctx: &Ctx, mem: Mem) -> Result<String> {
     const ROUNDS: u32 = 200;
     let two = two_or_skip!(ctx);
     let (blocks, total) = (2 * BLOCKS, 2 * BLOCKS * THREADS);
@@ -528,8 +522,8 @@ fn latch(ctx: &Ctx, mem: Mem) -> Result<String, String> {
         shared.write(latch::latch(r), &[total])?;
     }
     let stats = [
-        two.gpus[0].zeros::<u32>(4 * BLOCKS as usize).map_err(e)?,
-        two.gpus[1].zeros::<u32>(4 * BLOCKS as usize).map_err(e)?,
+        two.gpus[0].zeros::<u32>(4 * BLOCKS as usize)?,
+        two.gpus[1].zeros::<u32>(4 * BLOCKS as usize)?,
     ];
     let half = |g: usize| Half {
         g,
@@ -548,16 +542,17 @@ fn latch(ctx: &Ctx, mem: Mem) -> Result<String, String> {
             return Err(format!(
                 "round {r}'s latch holds {} after the run (expected 0)",
                 words[latch::latch(r)]
-            ));
+            )
+            .into());
         }
     }
     for idx in 0..total {
         for r in [ROUNDS - 2, ROUNDS - 1] {
             let got = words[latch::data(ROUNDS, r % 2, idx, total)];
             if got != latch::tag(r, idx) {
-                return Err(format!(
-                    "thread {idx}'s word of round {r}: {got:#x} after the run"
-                ));
+                return Err(
+                    format!("thread {idx}'s word of round {r}: {got:#x} after the run").into(),
+                );
             }
         }
     }
@@ -571,7 +566,7 @@ fn latch(ctx: &Ctx, mem: Mem) -> Result<String, String> {
 
 /// One `Barrier<Sys>` for every thread of both GPUs, reused for `PHASES` phases; its
 /// completion step counts the phases, which every thread checks after each.
-fn barrier(ctx: &Ctx, mem: Mem) -> Result<String, String> {
+fn barrier(ctx: &Ctx, mem: Mem) -> Result<String> {
     const PHASES: u32 = 500;
     let two = two_or_skip!(ctx);
     let (blocks, total) = (2 * BLOCKS, 2 * BLOCKS * THREADS);
@@ -579,8 +574,8 @@ fn barrier(ctx: &Ctx, mem: Mem) -> Result<String, String> {
     let word = init_word(total);
     shared.write(0, &[word as u32, (word >> 32) as u32])?;
     let stats = [
-        two.gpus[0].zeros::<u32>(4 * BLOCKS as usize).map_err(e)?,
-        two.gpus[1].zeros::<u32>(4 * BLOCKS as usize).map_err(e)?,
+        two.gpus[0].zeros::<u32>(4 * BLOCKS as usize)?,
+        two.gpus[1].zeros::<u32>(4 * BLOCKS as usize)?,
     ];
     let half = |g: usize| Half {
         g,
@@ -601,7 +596,7 @@ fn barrier(ctx: &Ctx, mem: Mem) -> Result<String, String> {
             "after {PHASES} phases: barrier word {after:#x} (expected {want:#x}: restarted, phase bit {}), completion count {} (expected {PHASES})",
             PHASES % 2,
             words[barrier::COUNT]
-        ));
+        ).into());
     }
     Ok(format!(
         "{PHASES} phases of one Barrier<Sys> in {} for all {total} threads of {blocks} blocks on both GPUs at once (arrive_and_wait_with, warp-aggregated): completion ran exactly once per phase (every thread saw count p + 1 after phase p), {ok} peer words read after their phase, 0 stale; barrier word restarted with phase bit {}; {:.1} us per phase",
@@ -612,7 +607,7 @@ fn barrier(ctx: &Ctx, mem: Mem) -> Result<String, String> {
 }
 
 /// A `BinarySemaphore<Sys>` ping-pong between the GPUs, `CHANNELS` channels at once.
-fn ping_pong(ctx: &Ctx, mem: Mem) -> Result<String, String> {
+fn ping_pong(ctx: &Ctx, mem: Mem) -> Result<String> {
     const CHANNELS: u32 = 4;
     const ROUNDS: u32 = 2_000;
     let two = two_or_skip!(ctx);
@@ -621,8 +616,8 @@ fn ping_pong(ctx: &Ctx, mem: Mem) -> Result<String, String> {
     // in ptx_sync_host::sys's host <-> GPU ping-pong.
     let shared = shared_or_skip!(&two, mem, CHANNELS as usize * pp::CHANNEL, mem != Mem::Host);
     let stats = [
-        two.gpus[0].zeros::<u32>(3 * CHANNELS as usize).map_err(e)?,
-        two.gpus[1].zeros::<u32>(3 * CHANNELS as usize).map_err(e)?,
+        two.gpus[0].zeros::<u32>(3 * CHANNELS as usize)?,
+        two.gpus[1].zeros::<u32>(3 * CHANNELS as usize)?,
     ];
     let half = |g: usize, name| Half {
         g,
@@ -647,7 +642,7 @@ fn ping_pong(ctx: &Ctx, mem: Mem) -> Result<String, String> {
                     s[3 * c],
                     s[3 * c + 1],
                     s[3 * c + 2]
-                ));
+                ).into());
             }
         }
     }
@@ -664,7 +659,7 @@ fn ping_pong(ctx: &Ctx, mem: Mem) -> Result<String, String> {
         if left != [0, 0] || last != want {
             return Err(format!(
                 "channel {c}: units left {left:?}, last payload/reply {last:x?} (expected {want:x?})"
-            ));
+            ).into());
         }
     }
     let n = CHANNELS * ROUNDS;

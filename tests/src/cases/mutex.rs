@@ -3,6 +3,7 @@
 
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_testkit::Result;
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -15,14 +16,11 @@ fn words<M>() -> usize {
     std::mem::size_of::<M>().div_ceil(4)
 }
 
-fn stress(ctx: &Ctx) -> Result<String, String> {
+fn stress(ctx: &Ctx) -> Result<String> {
     let (blocks, threads, iters) = (ctx.gpu.sm_count(), 256u32, 8u32);
     let kernel = ctx.kernel("mutex_stress")?;
-    let m = ctx
-        .gpu
-        .zeros::<u32>(words::<Stress>())
-        .map_err(|e| e.to_string())?;
-    let stats = ctx.gpu.zeros::<u32>(96).map_err(|e| e.to_string())?;
+    let m = ctx.gpu.zeros::<u32>(words::<Stress>())?;
+    let stats = ctx.gpu.zeros::<u32>(96)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&m).arg(&stats).arg(&iters);
     let cfg = LaunchConfig {
@@ -31,9 +29,9 @@ fn stress(ctx: &Ctx) -> Result<String, String> {
         shared_mem_bytes: 0,
     };
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let m = ctx.gpu.download(&m).map_err(|e| e.to_string())?;
-    let s = ctx.gpu.download(&stats).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
+    let m = ctx.gpu.download(&m)?;
+    let s = ctx.gpu.download(&stats)?;
     let total = blocks * threads * iters;
     let at = Stress::DATA_OFFSET / 4;
     let (data, locked) = ([m[at], m[at + 1]], m[0]);
@@ -44,25 +42,19 @@ fn stress(ctx: &Ctx) -> Result<String, String> {
             s[64],
             s[32],
             s[0]
-        ));
+        ).into());
     }
     Ok(format!(
         "{total} critical sections by {blocks}x{threads} threads, exact; most holders at once: 1"
     ))
 }
 
-fn try_lock_for_expires(ctx: &Ctx) -> Result<String, String> {
+fn try_lock_for_expires(ctx: &Ctx) -> Result<String> {
     let blocks = 8u32;
     let ns: u64 = 2_000_000;
     let kernel = ctx.kernel("mutex_try_lock_for_expires")?;
-    let m = ctx
-        .gpu
-        .zeros::<u32>(words::<Plain>())
-        .map_err(|e| e.to_string())?;
-    let out = ctx
-        .gpu
-        .zeros::<u32>(blocks as usize)
-        .map_err(|e| e.to_string())?;
+    let m = ctx.gpu.zeros::<u32>(words::<Plain>())?;
+    let out = ctx.gpu.zeros::<u32>(blocks as usize)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&m).arg(&out).arg(&ns);
     let cfg = LaunchConfig {
@@ -72,13 +64,14 @@ fn try_lock_for_expires(ctx: &Ctx) -> Result<String, String> {
     };
     let start = std::time::Instant::now();
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
     let took = start.elapsed();
-    let out = ctx.gpu.download(&out).map_err(|e| e.to_string())?;
+    let out = ctx.gpu.download(&out)?;
     if out[0] != 1 || out[1..].iter().any(|&v| v != 2) {
         return Err(format!(
             "block results {out:?}: expected block 0 = 1 (holds), others = 2 (expired)"
-        ));
+        )
+        .into());
     }
     Ok(format!(
         "{} timed attempts of 2 ms expired on a held lock; kernel took {:.1} ms",

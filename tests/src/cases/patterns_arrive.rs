@@ -15,6 +15,7 @@
 use crate::{skip, Ctx, GpuTest};
 use ptx_sync::barrier::init_word;
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_testkit::Result;
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -369,11 +370,11 @@ fn compare<T: PartialEq + std::fmt::Display>(
     }
 }
 
-fn result(problems: Vec<String>, ok: impl FnOnce() -> String) -> Result<String, String> {
+fn result(problems: Vec<String>, ok: impl FnOnce() -> String) -> Result<String> {
     if problems.is_empty() {
         Ok(ok())
     } else {
-        Err(problems.join("; "))
+        Err(problems.join("; ").into())
     }
 }
 
@@ -385,12 +386,12 @@ fn config(
     mem: Mem,
     blocks: u32,
     smem: u32,
-) -> Result<LaunchConfig, String> {
+) -> Result<LaunchConfig> {
     match mem {
         Mem::Global => ctx
             .gpu
             .cooperative_config(kernel, blocks, THREADS, smem)
-            .map_err(|e| e.to_string()),
+            .map_err(Into::into),
         Mem::Shared => Ok(LaunchConfig {
             grid_dim: (blocks, 1, 1),
             block_dim: (THREADS, 1, 1),
@@ -411,7 +412,7 @@ fn check_tag_range(rounds: u32, n: usize) {
 
 macro_rules! e {
     ($x:expr) => {
-        $x.map_err(|e| e.to_string())?
+        $x?
     };
 }
 
@@ -419,7 +420,7 @@ macro_rules! e {
 
 /// `Latch<Gpu>` in global memory (fresh latches per round) or `Latch<Cta>` in shared memory
 /// (re-armed per round), `LATCH_ROUNDS` rounds.
-fn latch(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String, String> {
+fn latch(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String> {
     let blocks = mem.blocks(ctx);
     let lay = Layout::new(shape, mem, blocks);
     check_tag_range(LATCH_ROUNDS, lay.n);
@@ -534,7 +535,7 @@ fn repeat(words: &[u32], rounds: u32) -> Vec<u32> {
 
 /// `Barrier<Gpu>` in global memory or `Barrier<Cta>` in shared memory, `BARRIER_ROUNDS`
 /// phases on one set of barriers (each object's members arrive every round).
-fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String, String> {
+fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String> {
     let blocks = mem.blocks(ctx);
     let lay = Layout::new(shape, mem, blocks);
     assert_eq!(
@@ -660,7 +661,7 @@ fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String, String> {
 }
 
 /// `BlockBarrier` (mbarrier, sm_80+) in shared memory, `BARRIER_ROUNDS` phases.
-fn block_barrier(ctx: &Ctx, shape: Shape) -> Result<String, String> {
+fn block_barrier(ctx: &Ctx, shape: Shape) -> Result<String> {
     if ctx.gpu.compute_capability() < (8, 0) {
         return skip("BlockBarrier (mbarrier) needs sm_80");
     }
@@ -798,7 +799,7 @@ impl WaitShape {
 
 /// `Atomic<u32, Gpu>` flags in global memory (cooperative launch) or `Atomic<u32, Cta>` in
 /// shared memory, `WAIT_ROUNDS` rounds of fresh flags.
-fn atomic_wait(ctx: &Ctx, mem: Mem, shape: WaitShape) -> Result<String, String> {
+fn atomic_wait(ctx: &Ctx, mem: Mem, shape: WaitShape) -> Result<String> {
     let blocks = mem.blocks(ctx);
     let n = (blocks * THREADS) as usize;
     let rounds = WAIT_ROUNDS;
@@ -881,7 +882,7 @@ fn atomic_wait(ctx: &Ctx, mem: Mem, shape: WaitShape) -> Result<String, String> 
 /// `GridBarrier::sync` by every thread of the largest cooperative grid (its documented shape:
 /// every thread of the grid, the same number of times), 1-D or with 2-D blocks and grid,
 /// alternating between two barriers.
-fn grid_barrier(ctx: &Ctx, two_d: bool) -> Result<String, String> {
+fn grid_barrier(ctx: &Ctx, two_d: bool) -> Result<String> {
     let kernel = ctx.kernel("pattern_grid_sync")?;
     let limit = e!(ctx.gpu.cooperative_limit(&kernel, THREADS, 0));
     let mut blocks = limit.max_blocks;

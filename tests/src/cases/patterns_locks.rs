@@ -25,6 +25,7 @@ use crate::{Ctx, GpuTest};
 use plan::*;
 use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use ptx_sync_host::ptx_sync::{BinarySemaphore, Cta, Gpu, Mutex, Semaphore, SpinLock, TicketLock};
+use ptx_sync_testkit::Result;
 use std::collections::BTreeMap;
 use std::mem::size_of;
 use std::time::{Duration, Instant};
@@ -143,7 +144,7 @@ fn config(blocks: u32, threads: u32, smem: u32) -> LaunchConfig {
 
 /// The kernels' object sizes must be the host's (allocations and shared memory are sized
 /// from the host's).
-fn check_sizes(ctx: &Ctx) -> Result<(), String> {
+fn check_sizes(ctx: &Ctx) -> Result<()> {
     let host = [
         MUTEX.size_gpu,
         SPINLOCK.size_gpu,
@@ -169,7 +170,8 @@ fn check_sizes(ctx: &Ctx) -> Result<(), String> {
     if dev != host {
         return Err(format!(
             "object sizes differ: kernels {dev:?}, host build of ptx-sync {host:?}"
-        ));
+        )
+        .into());
     }
     Ok(())
 }
@@ -207,13 +209,14 @@ fn check_object(
     }
 }
 
-fn verdict(k: &Kind, wrong: &[String], most_seen: u32) -> Result<String, String> {
+fn verdict(k: &Kind, wrong: &[String], most_seen: u32) -> Result<String> {
     if !wrong.is_empty() {
         return Err(format!(
             "{} objects wrong: {}",
             wrong.len(),
             wrong.iter().take(6).cloned().collect::<Vec<_>>().join("; ")
-        ));
+        )
+        .into());
     }
     Ok(if k.units == 1 {
         "most holders 1 on every object used".to_string()
@@ -226,7 +229,7 @@ fn verdict(k: &Kind, wrong: &[String], most_seen: u32) -> Result<String, String>
 }
 
 /// The seven shapes on 32 objects in global memory.
-fn global(ctx: &Ctx, k: &Kind) -> Result<String, String> {
+fn global(ctx: &Ctx, k: &Kind) -> Result<String> {
     check_sizes(ctx)?;
     let (blocks, iters) = (ctx.gpu.sm_count(), 4u32);
     let kernel = ctx.kernel(&format!("pattern_{}_global", k.kernel))?;
@@ -235,12 +238,12 @@ fn global(ctx: &Ctx, k: &Kind) -> Result<String, String> {
     for (shape, name) in SHAPES {
         let locks = ctx.gpu.zeros::<u32>(NOBJ * k.size_gpu / 4).map_err(err)?;
         let stats = ctx.gpu.zeros::<u32>(5 * NOBJ).map_err(err)?;
-        let launch = |shape: u32, cfg: LaunchConfig| -> Result<(), String> {
+        let launch = |shape: u32, cfg: LaunchConfig| -> Result<()> {
             let mut b = ctx.gpu.stream().launch_builder(kernel.function());
             b.arg(&locks).arg(&stats).arg(&shape).arg(&iters);
             unsafe { b.launch(cfg) }
                 .map(drop)
-                .map_err(|e| format!("{name}: launch: {e}"))
+                .map_err(|e| format!("{name}: launch: {e}").into())
         };
         launch(INIT, config(1, NOBJ as u32, 0))?;
         launch(shape, config(blocks, THREADS, 0))?;
@@ -280,7 +283,7 @@ fn global(ctx: &Ctx, k: &Kind) -> Result<String, String> {
 }
 
 /// The seven shapes on 32 objects per block in shared memory (Cta scope).
-fn shared(ctx: &Ctx, k: &Kind) -> Result<String, String> {
+fn shared(ctx: &Ctx, k: &Kind) -> Result<String> {
     check_sizes(ctx)?;
     let (blocks, iters) = (ctx.gpu.sm_count(), 8u32);
     let kernel = ctx.kernel(&format!("pattern_{}_shared", k.kernel))?;
@@ -332,7 +335,7 @@ fn shared(ctx: &Ctx, k: &Kind) -> Result<String, String> {
 }
 
 /// 65,536 per-bucket locks in global memory, 4 inserts per thread.
-fn table(ctx: &Ctx, k: &Kind) -> Result<String, String> {
+fn table(ctx: &Ctx, k: &Kind) -> Result<String> {
     check_sizes(ctx)?;
     let blocks = ctx.gpu.sm_count();
     let inserts = blocks * THREADS * 4;
@@ -348,7 +351,8 @@ fn table(ctx: &Ctx, k: &Kind) -> Result<String, String> {
     if fullest > SLOTS {
         return Err(format!(
             "test setup: a bucket receives {fullest} distinct keys, more than its {SLOTS} slots"
-        ));
+        )
+        .into());
     }
     let kernel = ctx.kernel(&format!("pattern_{}_table", k.kernel))?;
     let locks = ctx
@@ -357,12 +361,12 @@ fn table(ctx: &Ctx, k: &Kind) -> Result<String, String> {
         .map_err(err)?;
     let slots = ctx.gpu.zeros::<u32>(BUCKETS * SLOTS * 2).map_err(err)?;
     let out: CudaSlice<u32> = ctx.gpu.zeros::<u32>(1 + 2 * BUCKETS).map_err(err)?;
-    let launch = |mode: u32, n: u32| -> Result<(), String> {
+    let launch = |mode: u32, n: u32| -> Result<()> {
         let mut b = ctx.gpu.stream().launch_builder(kernel.function());
         b.arg(&locks).arg(&slots).arg(&out).arg(&mode).arg(&n);
         unsafe { b.launch(config(blocks, THREADS, 0)) }
             .map(drop)
-            .map_err(|e| format!("launch: {e}"))
+            .map_err(|e| format!("launch: {e}").into())
     };
     launch(0, 0)?;
     ctx.gpu.wait(TIMEOUT).map_err(err)?;
@@ -403,7 +407,8 @@ fn table(ctx: &Ctx, k: &Kind) -> Result<String, String> {
             n(o[0]),
             n(wrong.len() as u64),
             wrong.iter().take(4).cloned().collect::<Vec<_>>().join("; ")
-        ));
+        )
+        .into());
     }
     let used = want.iter().filter(|m| !m.is_empty()).count();
     let hottest = per_key.values().max().copied().unwrap_or(0);
@@ -427,14 +432,14 @@ fn table(ctx: &Ctx, k: &Kind) -> Result<String, String> {
 
 macro_rules! kind_tests {
     ($kind:ident, $global:ident, $shared:ident $(, $table:ident)?) => {
-        fn $global(ctx: &Ctx) -> Result<String, String> {
+        fn $global(ctx: &Ctx) -> Result<String> {
             global(ctx, &$kind)
         }
-        fn $shared(ctx: &Ctx) -> Result<String, String> {
+        fn $shared(ctx: &Ctx) -> Result<String> {
             shared(ctx, &$kind)
         }
         $(
-        fn $table(ctx: &Ctx) -> Result<String, String> {
+        fn $table(ctx: &Ctx) -> Result<String> {
             table(ctx, &$kind)
         }
         )?
@@ -468,7 +473,7 @@ kind_tests!(
 );
 
 pub fn tests() -> Vec<GpuTest> {
-    let t = |name: &'static str, run: fn(&Ctx) -> Result<String, String>| GpuTest {
+    let t = |name: &'static str, run: fn(&Ctx) -> Result<String>| GpuTest {
         name,
         timeout: TIMEOUT,
         run,

@@ -3,16 +3,17 @@
 
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_testkit::Result;
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-fn stress(ctx: &Ctx, kernel: &str, max: u32) -> Result<String, String> {
+fn stress(ctx: &Ctx, kernel: &str, max: u32) -> Result<String> {
     let (blocks, threads, iters) = (ctx.gpu.sm_count(), 256u32, 4u32);
     let total = blocks * threads * iters;
     let kernel = ctx.kernel(kernel)?;
-    let count = ctx.gpu.upload(&[max]).map_err(|e| e.to_string())?;
-    let stats = ctx.gpu.zeros::<u32>(96).map_err(|e| e.to_string())?;
+    let count = ctx.gpu.upload(&[max])?;
+    let stats = ctx.gpu.zeros::<u32>(96)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&count).arg(&stats).arg(&iters);
     let cfg = LaunchConfig {
@@ -21,14 +22,14 @@ fn stress(ctx: &Ctx, kernel: &str, max: u32) -> Result<String, String> {
         shared_mem_bytes: 0,
     };
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let count = ctx.gpu.download(&count).map_err(|e| e.to_string())?[0];
-    let s = ctx.gpu.download(&stats).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
+    let count = ctx.gpu.download(&count)?[0];
+    let s = ctx.gpu.download(&stats)?;
     let (left, most, passes) = (s[0], s[32], s[64]);
     if passes != total || most != max || left != 0 || count != max {
         return Err(format!(
             "{passes} passes (expected {total}), most holders at once {most} (expected exactly {max}), holders left {left}, free units at the end {count} (expected {max})"
-        ));
+        ).into());
     }
     Ok(format!(
         "{total} passes by {blocks}x{threads} threads, exact; most holders at once: {most} = MAX; all {max} units returned"

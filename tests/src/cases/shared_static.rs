@@ -8,41 +8,39 @@
 use crate::{skip, Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::PushKernelArg;
 use ptx_sync_host::{launch, ClusterConfig, Error};
+use ptx_sync_testkit::Result;
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 const THREADS: u32 = 256;
 
-fn e(x: impl std::fmt::Display) -> String {
-    x.to_string()
-}
-
 /// Three shared statics, 2 blocks per SM: no read of another thread's element sees a
 /// foreign value, and their `.shared` ranges are disjoint, aligned, and below the dynamic
 /// shared memory.
-fn disjoint(ctx: &Ctx) -> Result<String, String> {
+fn disjoint(ctx: &Ctx) -> Result<String> {
     let blocks = 2 * ctx.gpu.sm_count();
     let kernel = ctx.kernel("shared_static_disjoint")?;
     let gpu = &ctx.gpu;
-    let out = gpu.zeros::<u32>(8).map_err(e)?;
-    unsafe { launch!(kernel<<<blocks, THREADS, 16, gpu>>>(&out)) }.map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
-    let o = gpu.download(&out).map_err(e)?;
+    let out = gpu.zeros::<u32>(8)?;
+    unsafe { launch!(kernel<<<blocks, THREADS, 16, gpu>>>(&out)) }?;
+    gpu.wait(TIMEOUT)?;
+    let o = gpu.download(&out)?;
     let (bad, a, b, w, dynamic) = (o[0], o[1], o[2], o[3], o[4]);
     if bad != 0 {
         return Err(format!(
             "{bad} reads of another thread's element of A, B or W saw a foreign value \
              (of {} reads)",
             3 * blocks * THREADS
-        ));
+        )
+        .into());
     }
     let ranges = [("A", a, 1024u32), ("B", b, 1024), ("W", w, 256)];
     for (i, &(n1, s1, l1)) in ranges.iter().enumerate() {
         for &(n2, s2, l2) in &ranges[i + 1..] {
             if s1 < s2 + l2 && s2 < s1 + l1 {
-                return Err(format!(
-                    "{n1} [{s1:#x}, +{l1}) and {n2} [{s2:#x}, +{l2}) overlap"
-                ));
+                return Err(
+                    format!("{n1} [{s1:#x}, +{l1}) and {n2} [{s2:#x}, +{l2}) overlap").into(),
+                );
             }
         }
     }
@@ -51,7 +49,8 @@ fn disjoint(ctx: &Ctx) -> Result<String, String> {
         return Err(format!(
             "addresses A {a:#x}, B {b:#x}, W {w:#x} (u64: 8-aligned), dynamic {dynamic:#x} \
              (16-aligned, after {end:#x})"
-        ));
+        )
+        .into());
     }
     Ok(format!(
         "{blocks} blocks x {THREADS} threads: two [u32; 256] and a [u64; 32] shared! variable \
@@ -64,21 +63,22 @@ fn disjoint(ctx: &Ctx) -> Result<String, String> {
 
 /// `BlockBarrier` + `Mutex<u32, Cta>` + `Atomic<u32, Cta>` declared with `shared!`: per block
 /// the count is `THREADS x iters`, no phase saw a stale count, `iters` phases.
-fn barrier_mutex(ctx: &Ctx) -> Result<String, String> {
+fn barrier_mutex(ctx: &Ctx) -> Result<String> {
     const ITERS: u32 = 200;
     let blocks = 2 * ctx.gpu.sm_count();
     let kernel = ctx.kernel("shared_static_barrier_mutex")?;
     let gpu = &ctx.gpu;
-    let out = gpu.zeros::<u32>(blocks as usize * 3).map_err(e)?;
-    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(ITERS, &out)) }.map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
-    let o = gpu.download(&out).map_err(e)?;
+    let out = gpu.zeros::<u32>(blocks as usize * 3)?;
+    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(ITERS, &out)) }?;
+    gpu.wait(TIMEOUT)?;
+    let o = gpu.download(&out)?;
     let want = [THREADS * ITERS, 0, ITERS];
     for (b, got) in o.chunks(3).enumerate() {
         if got != want {
             return Err(format!(
                 "block {b}: [count, stale reads, phases] = {got:?}, expected {want:?}"
-            ));
+            )
+            .into());
         }
     }
     Ok(format!(
@@ -135,21 +135,17 @@ fn closed_forms(lo: u64, hi: u64) -> [u64; SLOTS] {
 }
 
 /// Compares one set of slots with the closed forms; `SWAP` must hold one of the values.
-fn check_slots(what: &str, got: &[u64], lo: u64, hi: u64) -> Result<(), String> {
+fn check_slots(what: &str, got: &[u64], lo: u64, hi: u64) -> Result<()> {
     let want = closed_forms(lo, hi);
     for (k, name) in SLOT_NAMES.iter().enumerate() {
         if k == SWAP {
             if !(lo..=hi).contains(&got[k]) {
-                return Err(format!(
-                    "{what}: {name} left {}, not one of {lo}..={hi}",
-                    got[k]
-                ));
+                return Err(
+                    format!("{what}: {name} left {}, not one of {lo}..={hi}", got[k]).into(),
+                );
             }
         } else if got[k] != want[k] {
-            return Err(format!(
-                "{what}: {name} = {:#x}, expected {:#x}",
-                got[k], want[k]
-            ));
+            return Err(format!("{what}: {name} = {:#x}, expected {:#x}", got[k], want[k]).into());
         }
     }
     Ok(())
@@ -157,23 +153,22 @@ fn check_slots(what: &str, got: &[u64], lo: u64, hi: u64) -> Result<(), String> 
 
 /// The same workload through generic atomics and state-space handles, in shared memory per
 /// block and in global memory over the grid: both forms equal, and equal to the closed forms.
-fn space_totals(ctx: &Ctx) -> Result<String, String> {
+fn space_totals(ctx: &Ctx) -> Result<String> {
     const ITERS: u32 = 64;
     let blocks = ctx.gpu.sm_count();
     let kernel = ctx.kernel("shared_static_space_totals")?;
     let gpu = &ctx.gpu;
-    let out = gpu.zeros::<u64>(blocks as usize * 2 * SLOTS).map_err(e)?;
+    let out = gpu.zeros::<u64>(blocks as usize * 2 * SLOTS)?;
     let mut init = vec![0u64; 2 * SLOTS];
     init[AND] = u32::MAX as u64;
     init[SLOTS + AND] = u32::MAX as u64;
-    let global = gpu.upload(&init).map_err(e)?;
-    let sums = gpu.zeros::<u64>(8).map_err(e)?;
-    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(ITERS, &out, &global, &sums)) }
-        .map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
-    let o = gpu.download(&out).map_err(e)?;
-    let g = gpu.download(&global).map_err(e)?;
-    let s = gpu.download(&sums).map_err(e)?;
+    let global = gpu.upload(&init)?;
+    let sums = gpu.zeros::<u64>(8)?;
+    unsafe { launch!(kernel<<<blocks, THREADS, 0, gpu>>>(ITERS, &out, &global, &sums)) }?;
+    gpu.wait(TIMEOUT)?;
+    let o = gpu.download(&out)?;
+    let g = gpu.download(&global)?;
+    let s = gpu.download(&sums)?;
     let per_block = (THREADS * ITERS) as u64;
     let mut swap_want = [0u64; 4];
     for (b, words) in o.chunks(2 * SLOTS).enumerate() {
@@ -219,7 +214,8 @@ fn space_totals(ctx: &Ctx) -> Result<String, String> {
                 count_want[j],
                 s[4 + j],
                 swap_want[j]
-            ));
+            )
+            .into());
         }
     }
     Ok(format!(
@@ -233,7 +229,7 @@ fn space_totals(ctx: &Ctx) -> Result<String, String> {
 
 /// Block 0's shared counters of every 4-block cluster, added to through `.shared::cluster`
 /// handles and through generic `Atomic<_, Cluster>` on `cluster::map_shared` addresses.
-fn cluster_totals(ctx: &Ctx) -> Result<String, String> {
+fn cluster_totals(ctx: &Ctx) -> Result<String> {
     const CLUSTER: u32 = 4;
     const ITERS: u32 = 500;
     let cc = ctx.gpu.compute_capability();
@@ -246,16 +242,16 @@ fn cluster_totals(ctx: &Ctx) -> Result<String, String> {
     let kernel = ctx.kernel("shared_static_cluster_totals")?;
     let clusters = 2 * ctx.gpu.sm_count() / CLUSTER;
     let cfg = ClusterConfig::linear(clusters, CLUSTER, THREADS, 0);
-    let out = ctx.gpu.zeros::<u64>(clusters as usize * 6).map_err(e)?;
+    let out = ctx.gpu.zeros::<u64>(clusters as usize * 6)?;
     let mut l = ctx.gpu.cluster_launch(&kernel);
     l.arg(&ITERS).arg(&out);
     match unsafe { l.launch_cluster(cfg) } {
         Ok(_) => {}
         Err(err @ Error::NoClusters { .. }) => return skip(err),
-        Err(err) => return Err(e(err)),
+        Err(err) => return Err(err.into()),
     }
-    ctx.gpu.wait(TIMEOUT).map_err(e)?;
-    let o = ctx.gpu.download(&out).map_err(e)?;
+    ctx.gpu.wait(TIMEOUT)?;
+    let o = ctx.gpu.download(&out)?;
     let t = (CLUSTER * THREADS * ITERS) as u64;
     let want = [t, t, 2 * t, t * (t - 1) / 2, t * (t - 1) / 2, 0];
     for (c, got) in o.chunks(6).enumerate() {
@@ -263,7 +259,8 @@ fn cluster_totals(ctx: &Ctx) -> Result<String, String> {
             return Err(format!(
                 "cluster {c}: [handle count, generic count, u64 count, generic returns, \
                  handle returns, 0] = {got:?}, expected {want:?}"
-            ));
+            )
+            .into());
         }
     }
     Ok(format!(

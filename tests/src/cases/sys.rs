@@ -8,6 +8,7 @@ use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use ptx_sync_host::ptx_sync::{Atomic, Sys};
 use ptx_sync_host::sys::{wait_until_for, SysWords};
 use ptx_sync_host::MappedBuffer;
+use ptx_sync_testkit::Result;
 use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::time::{Duration, Instant};
@@ -34,10 +35,6 @@ fn tag(c: u32, r: u32, i: u32) -> u32 {
 
 fn unit_tag(t: u32) -> u32 {
     t.wrapping_mul(0x2545_f491) ^ 0x5a5a_0000
-}
-
-fn e(x: impl std::fmt::Display) -> String {
-    x.to_string()
 }
 
 /// How the host waits for the GPU: the crate's `HostBackoff` (spin, yield, sleep), or a pure
@@ -88,19 +85,19 @@ fn one_thread_blocks(blocks: u32) -> LaunchConfig {
 /// Ping-pong through two `BinarySemaphore<Sys>`s per channel, one host thread and one GPU
 /// block per channel. The host and the GPU never RMW one word at the same time (the side that
 /// released waits on the other word), so this needs no native host atomics.
-fn ping_pong(ctx: &Ctx) -> Result<String, String> {
+fn ping_pong(ctx: &Ctx) -> Result<String> {
     const CHANNELS: u32 = 4;
     const ROUNDS: u32 = 2_500;
     let kernel = ctx.kernel("sys_ping_pong")?;
-    let buf = MappedBuffer::<u32>::new(&ctx.gpu, CHANNELS as usize * CHANNEL).map_err(e)?;
-    let stats = ctx.gpu.zeros::<u32>(2 * CHANNELS as usize).map_err(e)?;
+    let buf = MappedBuffer::<u32>::new(&ctx.gpu, CHANNELS as usize * CHANNEL)?;
+    let stats = ctx.gpu.zeros::<u32>(2 * CHANNELS as usize)?;
     let ptr = buf.device_ptr();
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&ptr).arg(&ROUNDS).arg(&stats);
     let start = Instant::now();
     unsafe { b.launch(one_thread_blocks(CHANNELS)) }.map_err(|e| format!("launch: {e}"))?;
     let words = buf.atomics_u32();
-    let host: Vec<Result<u32, String>> = std::thread::scope(|s| {
+    let host: Vec<Result<u32>> = std::thread::scope(|s| {
         let threads: Vec<_> = (0..CHANNELS)
             .map(|c| {
                 let buf = &buf;
@@ -117,7 +114,8 @@ fn ping_pong(ctx: &Ctx) -> Result<String, String> {
                         if !to_host.try_acquire_for(HOST_WAIT) {
                             return Err(format!(
                                 "channel {c}: no reply to round {r} within {HOST_WAIT:?}"
-                            ));
+                            )
+                            .into());
                         }
                         let ok = (0..LEN)
                             .all(|i| words[base + 96 + i].load(Relaxed) == !tag(c, r, i as u32));
@@ -130,8 +128,8 @@ fn ping_pong(ctx: &Ctx) -> Result<String, String> {
         threads.into_iter().map(|t| t.join().unwrap()).collect()
     });
     let took = start.elapsed();
-    ctx.gpu.wait(TIMEOUT).map_err(e)?;
-    let s = ctx.gpu.download(&stats).map_err(e)?;
+    ctx.gpu.wait(TIMEOUT)?;
+    let s = ctx.gpu.download(&stats)?;
     for (c, h) in host.into_iter().enumerate() {
         let replies = h?;
         let (verified, errors) = (s[2 * c], s[2 * c + 1]);
@@ -142,7 +140,7 @@ fn ping_pong(ctx: &Ctx) -> Result<String, String> {
         if verified != ROUNDS || errors != 0 || replies != ROUNDS || left != [0, 0] {
             return Err(format!(
                 "channel {c}: GPU verified {verified}/{ROUNDS} messages ({errors} errors), host {replies}/{ROUNDS} replies; units left {left:?}"
-            ));
+            ).into());
         }
     }
     let n = CHANNELS * ROUNDS;
@@ -243,9 +241,9 @@ fn produce(words: &[AtomicU32], n: u32, units: Units) -> Produced {
 /// The host releases `N` units (see [`Units`]) into one `Semaphore<Sys>` that every GPU block
 /// acquires from, then one stop unit per block (once every unit is finished, so the word is 0).
 /// Exact: every unit consumed once (tickets), every input and output right, no unit left.
-fn consume(ctx: &Ctx, units: Units) -> Result<String, String> {
+fn consume(ctx: &Ctx, units: Units) -> Result<String> {
     const N: u32 = 5_000;
-    let native = ctx.gpu.host_native_atomics().map_err(e)?;
+    let native = ctx.gpu.host_native_atomics()?;
     let (window, racing) = match units {
         Units::Batches(w) => (w, false),
         Units::Racing(w) => (w, true),
@@ -253,12 +251,13 @@ fn consume(ctx: &Ctx, units: Units) -> Result<String, String> {
     if racing && !native {
         return Err(format!(
             "a racing window of {window} needs hostNativeAtomicSupported = 1 (ptx_sync_host::sys)"
-        ));
+        )
+        .into());
     }
     let blocks = ctx.gpu.sm_count();
     let kernel = ctx.kernel("sys_consume")?;
-    let buf = MappedBuffer::<u32>::new(&ctx.gpu, INPUT + 2 * N as usize).map_err(e)?;
-    let stats = ctx.gpu.zeros::<u32>(2 * blocks as usize).map_err(e)?;
+    let buf = MappedBuffer::<u32>::new(&ctx.gpu, INPUT + 2 * N as usize)?;
+    let stats = ctx.gpu.zeros::<u32>(2 * blocks as usize)?;
     let ptr = buf.device_ptr();
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&ptr).arg(&N).arg(&stats);
@@ -274,8 +273,8 @@ fn consume(ctx: &Ctx, units: Units) -> Result<String, String> {
     } = produce(words, N, units);
     let took = start.elapsed();
     words.semaphore::<{ u32::MAX }>(SEM).release(blocks); // one stop unit per block
-    ctx.gpu.wait(TIMEOUT).map_err(e)?;
-    let s = ctx.gpu.download(&stats).map_err(e)?;
+    ctx.gpu.wait(TIMEOUT)?;
+    let s = ctx.gpu.download(&stats)?;
     let consumed: u32 = s[..blocks as usize].iter().sum();
     let gpu_errors: u32 = s[blocks as usize..].iter().sum();
     let busy = s[..blocks as usize].iter().filter(|&&c| c > 0).count();
@@ -300,7 +299,7 @@ fn consume(ctx: &Ctx, units: Units) -> Result<String, String> {
             "{consumed}/{N} units consumed by {busy} of {blocks} blocks, {gpu_errors} GPU errors, {host_errors} wrong outputs, {not_empty} of {releases} batch releases found units left on the word, tickets {ticket} (expected {}), units left {left}, done {fin}{}",
             N + blocks,
             lost.as_deref().map(|l| format!("; {l}")).unwrap_or_default()
-        ));
+        ).into());
     }
     let how = if racing {
         format!("one at a time, up to {window} unfinished (host adds racing GPU CASes on the word)")
@@ -321,9 +320,9 @@ fn consume(ctx: &Ctx, units: Units) -> Result<String, String> {
 /// platform has native host atomics; where it has not (an x86 host over PCIe, such as this
 /// project's H100), the protocol ptx_sync_host::sys documents for it, whole windows released
 /// only while the word is 0. Exact either way.
-fn consume_window(ctx: &Ctx) -> Result<String, String> {
+fn consume_window(ctx: &Ctx) -> Result<String> {
     const WINDOW: u32 = 16;
-    if ctx.gpu.host_native_atomics().map_err(e)? {
+    if ctx.gpu.host_native_atomics()? {
         consume(ctx, Units::Racing(WINDOW))
     } else {
         consume(ctx, Units::Batches(WINDOW))
@@ -340,19 +339,16 @@ fn consume_window(ctx: &Ctx) -> Result<String, String> {
 /// the host's flag, not the count-downs, set the pace; see ptx_sync_host::sys.) The `host_spin`
 /// variant measures what `HostBackoff` costs against a pure spin. Cooperative launch: the
 /// host waits for every block.
-fn latch_rounds(ctx: &Ctx, aggregate: bool, how: HostWait) -> Result<String, String> {
+fn latch_rounds(ctx: &Ctx, aggregate: bool, how: HostWait) -> Result<String> {
     const ROUNDS: u32 = 1_000;
     const THREADS: u32 = 128;
     let kernel = ctx.kernel("sys_latch_rounds")?;
     let blocks = ctx.gpu.sm_count();
-    let cfg = ctx
-        .gpu
-        .cooperative_config(&kernel, blocks, THREADS, 4)
-        .map_err(e)?;
+    let cfg = ctx.gpu.cooperative_config(&kernel, blocks, THREADS, 4)?;
     let n = (blocks * THREADS) as usize;
-    let buf = MappedBuffer::<u32>::new(&ctx.gpu, OUT + n).map_err(e)?;
-    let stats = ctx.gpu.zeros::<u32>(blocks as usize).map_err(e)?;
-    let arrived = ctx.gpu.zeros::<u32>(1).map_err(e)?;
+    let buf = MappedBuffer::<u32>::new(&ctx.gpu, OUT + n)?;
+    let stats = ctx.gpu.zeros::<u32>(blocks as usize)?;
+    let arrived = ctx.gpu.zeros::<u32>(1)?;
     let (ptr, mode) = (buf.device_ptr(), aggregate as u32);
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&ptr)
@@ -401,14 +397,16 @@ fn latch_rounds(ctx: &Ctx, aggregate: bool, how: HostWait) -> Result<String, Str
         return Err(format!(
             "{l} ({opened} rounds opened before){}",
             gpu.unwrap_or_default()
-        ));
+        )
+        .into());
     }
-    ctx.gpu.wait(TIMEOUT).map_err(e)?;
-    let gpu_errors: u32 = ctx.gpu.download(&stats).map_err(e)?.iter().sum();
+    ctx.gpu.wait(TIMEOUT)?;
+    let gpu_errors: u32 = ctx.gpu.download(&stats)?.iter().sum();
     if errors != 0 || gpu_errors != 0 {
         return Err(format!(
             "{errors} wrong words in {checks} checks; {gpu_errors} timed-out GPU waits"
-        ));
+        )
+        .into());
     }
     let how_many = if aggregate {
         "once per round, by the last of the blocks meeting on a Device-scope counter"

@@ -4,6 +4,7 @@
 
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_testkit::Result;
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -15,20 +16,14 @@ const NEXT: usize = 0;
 const SERVING: usize = 32;
 const DATA: usize = Lock::DATA_OFFSET / 4;
 
-fn fifo(ctx: &Ctx) -> Result<String, String> {
+fn fifo(ctx: &Ctx) -> Result<String> {
     let (blocks, threads, iters) = (ctx.gpu.sm_count(), 256u32, 4u32);
     let total = blocks * threads * iters;
     let kernel = ctx.kernel("ticket_fifo")?;
-    let lock = ctx
-        .gpu
-        .zeros::<u32>(LOCK_WORDS)
-        .map_err(|e| e.to_string())?;
+    let lock = ctx.gpu.zeros::<u32>(LOCK_WORDS)?;
     // Unwritten entries stay u32::MAX, which is no ticket.
-    let log = ctx
-        .gpu
-        .upload(&vec![u32::MAX; total as usize])
-        .map_err(|e| e.to_string())?;
-    let stats = ctx.gpu.zeros::<u32>(96).map_err(|e| e.to_string())?;
+    let log = ctx.gpu.upload(&vec![u32::MAX; total as usize])?;
+    let stats = ctx.gpu.zeros::<u32>(96)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&lock).arg(&log).arg(&stats).arg(&iters);
     let cfg = LaunchConfig {
@@ -38,22 +33,24 @@ fn fifo(ctx: &Ctx) -> Result<String, String> {
     };
     let start = std::time::Instant::now();
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
     let took = start.elapsed();
-    let lock = ctx.gpu.download(&lock).map_err(|e| e.to_string())?;
-    let log = ctx.gpu.download(&log).map_err(|e| e.to_string())?;
-    let s = ctx.gpu.download(&stats).map_err(|e| e.to_string())?;
+    let lock = ctx.gpu.download(&lock)?;
+    let log = ctx.gpu.download(&log)?;
+    let s = ctx.gpu.download(&stats)?;
     let (count, next, serving) = (lock[DATA], lock[NEXT], lock[SERVING]);
     if count != total || next != total || serving != total {
         return Err(format!(
             "count {count}, next ticket {next}, serving {serving} (all expected {total})"
-        ));
+        )
+        .into());
     }
     if s[64] != total || s[32] != 1 || s[0] != 0 {
         return Err(format!(
             "{} sections (expected {total}), most holders {}, holders left {}",
             s[64], s[32], s[0]
-        ));
+        )
+        .into());
     }
     let out_of_order: Vec<usize> = (0..log.len()).filter(|&i| log[i] != i as u32).collect();
     if let Some(&i) = out_of_order.first() {
@@ -61,7 +58,8 @@ fn fifo(ctx: &Ctx) -> Result<String, String> {
             "{} of {total} log entries out of ticket order; first: log[{i}] = {}",
             out_of_order.len(),
             log[i]
-        ));
+        )
+        .into());
     }
     Ok(format!(
         "{total} critical sections by {blocks}x{threads} threads in ticket order (log[i] == i for all {total}), exact count; most holders at once: 1; {:.0} ns per section",

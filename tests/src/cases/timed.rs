@@ -10,6 +10,7 @@
 
 use crate::{skip, Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_testkit::Result;
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -42,18 +43,12 @@ fn name(v: usize) -> String {
     format!("{}{form}", NAMES[v / 2])
 }
 
-fn expire(ctx: &Ctx) -> Result<String, String> {
+fn expire(ctx: &Ctx) -> Result<String> {
     let (short_ns, long_ns): (u64, u64) = (200_000, 5_000_000);
     let blocks = 2 * VARIANTS;
     let kernel = ctx.kernel("timed_expire")?;
-    let mem = ctx
-        .gpu
-        .zeros::<u32>(blocks * REGION)
-        .map_err(|e| e.to_string())?;
-    let out = ctx
-        .gpu
-        .zeros::<u64>(2 * blocks)
-        .map_err(|e| e.to_string())?;
+    let mem = ctx.gpu.zeros::<u32>(blocks * REGION)?;
+    let out = ctx.gpu.zeros::<u64>(2 * blocks)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&mem).arg(&short_ns).arg(&long_ns).arg(&out);
     let cfg = LaunchConfig {
@@ -62,8 +57,8 @@ fn expire(ctx: &Ctx) -> Result<String, String> {
         shared_mem_bytes: 0,
     };
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let out = ctx.gpu.download(&out).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
+    let out = ctx.gpu.download(&out)?;
     let mut problems = Vec::new();
     let mut report = Vec::new();
     for k in 0..blocks {
@@ -88,7 +83,7 @@ fn expire(ctx: &Ctx) -> Result<String, String> {
         }
     }
     if !problems.is_empty() {
-        return Err(problems.join("; "));
+        return Err(problems.join("; ").into());
     }
     let short: Vec<String> = (0..VARIANTS)
         .map(|k| format!("{:.0}", out[2 * k] as f64 / 1e3))
@@ -117,16 +112,10 @@ const PAST_NAMES: [&str; PAST_VARIANTS] = [
     "wait::poll_until_for(ZERO)",
 ];
 
-fn past_deadline(ctx: &Ctx) -> Result<String, String> {
+fn past_deadline(ctx: &Ctx) -> Result<String> {
     let kernel = ctx.kernel("timed_past_deadline")?;
-    let mem = ctx
-        .gpu
-        .zeros::<u32>(2 * PAST_VARIANTS * REGION)
-        .map_err(|e| e.to_string())?;
-    let out = ctx
-        .gpu
-        .zeros::<u64>(PAST_OUT * PAST_VARIANTS)
-        .map_err(|e| e.to_string())?;
+    let mem = ctx.gpu.zeros::<u32>(2 * PAST_VARIANTS * REGION)?;
+    let out = ctx.gpu.zeros::<u64>(PAST_OUT * PAST_VARIANTS)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&mem).arg(&out);
     let cfg = LaunchConfig {
@@ -135,8 +124,8 @@ fn past_deadline(ctx: &Ctx) -> Result<String, String> {
         shared_mem_bytes: 0,
     };
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let out = ctx.gpu.download(&out).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
+    let out = ctx.gpu.download(&out)?;
     let mut problems = Vec::new();
     let mut longest = 0;
     for (k, name) in PAST_NAMES.iter().enumerate() {
@@ -152,7 +141,7 @@ fn past_deadline(ctx: &Ctx) -> Result<String, String> {
         longest = longest.max(o[3]);
     }
     if !problems.is_empty() {
-        return Err(problems.join("; "));
+        return Err(problems.join("; ").into());
     }
     Ok(format!(
         "{} *_until operations x 2 past deadlines: 24 timed out on an unavailable object, 24 succeeded on an available one with their one attempt, 8 counted polls = 8 calls; longest pair of calls {:.1} us",
@@ -161,7 +150,7 @@ fn past_deadline(ctx: &Ctx) -> Result<String, String> {
     ))
 }
 
-fn block_barrier(ctx: &Ctx) -> Result<String, String> {
+fn block_barrier(ctx: &Ctx) -> Result<String> {
     const THREADS: u32 = 64;
     const BLOCKS: u32 = 4;
     let short_ns: u64 = 20_000;
@@ -169,10 +158,7 @@ fn block_barrier(ctx: &Ctx) -> Result<String, String> {
         return skip("BlockBarrier (mbarrier) needs sm_80");
     }
     let kernel = ctx.kernel("block_barrier_timed")?;
-    let out = ctx
-        .gpu
-        .zeros::<u64>(8 * BLOCKS as usize)
-        .map_err(|e| e.to_string())?;
+    let out = ctx.gpu.zeros::<u64>(8 * BLOCKS as usize)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&short_ns).arg(&out);
     let cfg = LaunchConfig {
@@ -181,8 +167,8 @@ fn block_barrier(ctx: &Ctx) -> Result<String, String> {
         shared_mem_bytes: 16 + 4 * THREADS,
     };
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(|e| e.to_string())?;
-    let out = ctx.gpu.download(&out).map_err(|e| e.to_string())?;
+    ctx.gpu.wait(TIMEOUT)?;
+    let out = ctx.gpu.download(&out)?;
     let mut took = Vec::new();
     for blk in 0..BLOCKS as usize {
         let o = &out[8 * blk..8 * blk + 8];
@@ -191,13 +177,14 @@ fn block_barrier(ctx: &Ctx) -> Result<String, String> {
             return Err(format!(
                 "block {blk}: {} timeouts (expected 2), {} waits succeeded (expected {}), {} stale slots (expected 0), parity after phase 0 right {} times (expected 1)",
                 o[0], o[1], want[1], o[2], o[4]
-            ));
+            ).into());
         }
         if o[3] < short_ns || o[3] >= 2 * short_ns + 1_000_000 {
             return Err(format!(
                 "block {blk}: wait_for({short_ns} ns) gave up after {} ns",
                 o[3]
-            ));
+            )
+            .into());
         }
         took.push(format!("{:.1}", o[3] as f64 / 1e3));
     }

@@ -9,15 +9,12 @@
 use super::warp_intrinsics_plan::*;
 use crate::{skip, Ctx, GpuTest};
 use ptx_sync_host::launch;
+use ptx_sync_testkit::Result;
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 const BLOCKS: u32 = 132;
 const THREADS: u32 = 256;
-
-fn e(x: impl std::fmt::Display) -> String {
-    x.to_string()
-}
 
 const NAMES: [&str; K] = [
     "ballot",
@@ -108,18 +105,16 @@ fn expect(mode: u32, id: u32, lane: u32, mask: u32) -> [Option<u32>; K] {
 }
 
 /// Runs `kernel` in `mode` over the plan's grid and returns each thread's `words` words.
-fn launch_mode(ctx: &Ctx, name: &str, mode: u32, words: usize) -> Result<Vec<u32>, String> {
+fn launch_mode(ctx: &Ctx, name: &str, mode: u32, words: usize) -> Result<Vec<u32>> {
     let kernel = ctx.kernel(name)?;
     let gpu = &ctx.gpu;
-    let out = gpu
-        .zeros::<u32>((BLOCKS * THREADS) as usize * words)
-        .map_err(e)?;
-    unsafe { launch!(kernel<<<BLOCKS, THREADS, 0, gpu>>>(mode, &out)) }.map_err(e)?;
-    gpu.wait(TIMEOUT).map_err(e)?;
-    gpu.download(&out).map_err(e)
+    let out = gpu.zeros::<u32>((BLOCKS * THREADS) as usize * words)?;
+    unsafe { launch!(kernel<<<BLOCKS, THREADS, 0, gpu>>>(mode, &out)) }?;
+    gpu.wait(TIMEOUT)?;
+    gpu.download(&out).map_err(Into::into)
 }
 
-fn intrinsics(ctx: &Ctx) -> Result<String, String> {
+fn intrinsics(ctx: &Ctx) -> Result<String> {
     let (mut checked, mut undefined, mut callers) = (0u64, 0u64, 0u64);
     let mut outcomes = [[0u64; 2]; 4]; // any, all, uni, match_all_u32: false / true
     for mode in MODES {
@@ -133,7 +128,7 @@ fn intrinsics(ctx: &Ctx) -> Result<String, String> {
                     return Err(format!(
                         "mode {mode}: thread {id} (lane {lane}) does not call, yet wrote {} = {:#x}",
                         NAMES[k], words[k]
-                    ));
+                    ).into());
                 }
                 checked += K as u64;
                 continue;
@@ -148,7 +143,7 @@ fn intrinsics(ctx: &Ctx) -> Result<String, String> {
                         return Err(format!(
                             "mode {mode}: thread {id} (warp {} lane {lane}, mask {mask:#010x}): {} = {:#x}, expected {w:#x}",
                             id / 32, NAMES[k], words[k]
-                        ))
+                        ).into())
                     }
                 }
             }
@@ -159,14 +154,12 @@ fn intrinsics(ctx: &Ctx) -> Result<String, String> {
     }
     let total = MODES.len() as u64 * (BLOCKS * THREADS) as u64 * K as u64;
     if checked + undefined != total {
-        return Err(format!(
-            "{checked} words checked + {undefined} undefined != {total}"
-        ));
+        return Err(format!("{checked} words checked + {undefined} undefined != {total}").into());
     }
     if outcomes.iter().any(|o| o[0] == 0 || o[1] == 0) {
         return Err(format!(
             "an outcome never occurred (any, all, uni, match_all: [false, true] lanes): {outcomes:?}"
-        ));
+        ).into());
     }
     Ok(format!(
         "{BLOCKS} blocks x {THREADS} threads, full warps / odd lanes / a hashed subset and its \
@@ -178,7 +171,7 @@ fn intrinsics(ctx: &Ctx) -> Result<String, String> {
     ))
 }
 
-fn elect(ctx: &Ctx) -> Result<String, String> {
+fn elect(ctx: &Ctx) -> Result<String> {
     let cc = ctx.gpu.compute_capability();
     if cc < (9, 0) {
         return skip(format!(
@@ -212,7 +205,8 @@ fn elect(ctx: &Ctx) -> Result<String, String> {
                         return Err(format!(
                             "mode {mode}: warp {warp} lane {l} (mask {mask:#010x}) wrote {w:#x}: \
                              not called, or leader wrong"
-                        ));
+                        )
+                        .into());
                     }
                     first |= (w & 1) << l;
                     second |= ((w >> 1) & 1) << l;
@@ -221,7 +215,7 @@ fn elect(ctx: &Ctx) -> Result<String, String> {
                 if first.count_ones() != 1 || second != first {
                     return Err(format!(
                         "mode {mode}: warp {warp}, mask {mask:#010x}: elected {first:#010x}, then {second:#010x} (want one lane, the same twice)"
-                    ));
+                    ).into());
                 }
                 lowest += (first == 1 << mask.trailing_zeros()) as u64;
             }
