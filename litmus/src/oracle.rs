@@ -12,7 +12,7 @@
 //! - any outcome that is neither SC nor the weak one cannot happen at all: the harness is wrong.
 
 use crate::sc;
-use crate::tests::Shape;
+use crate::shapes::Shape;
 use std::collections::BTreeSet;
 
 /// How a test instance was built.

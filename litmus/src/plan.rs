@@ -4,7 +4,7 @@
 use crate::launch::{Launch, MAX_LOCATIONS, MAX_REGS, NO_FINAL, REGION_GAP};
 use crate::layout::gcd;
 use crate::oracle::Variant;
-use crate::tests::Shape;
+use crate::shapes::Shape;
 
 /// SplitMix64: small, seedable, good enough to pick stress parameters.
 #[derive(Clone, Debug)]

@@ -2,7 +2,7 @@
 //! memory. What it yields is the set of outcomes no memory model may forbid; the oracle
 //! compares everything else against that set.
 
-use crate::tests::{Insn, Shape};
+use crate::shapes::{Insn, Shape};
 use std::collections::BTreeSet;
 
 /// Every outcome some interleaving produces.

@@ -1,8 +1,9 @@
-//! The litmus suite's CPU side: the oracle tables, the SC enumeration, the classification and
-//! the placement, checked without a GPU.
+//! The oracle, checked without a GPU: the shape table, the SC enumeration, and how each
+//! outcome is classified per variant (the weak outcome forbidden for the claims, allowed for
+//! the controls).
 
 use ptx_sync_litmus::oracle::{Class, Oracle, Variant};
-use ptx_sync_litmus::tests::{shape, SHAPES};
+use ptx_sync_litmus::shapes::{shape, SHAPES};
 use std::collections::BTreeSet;
 
 #[test]
@@ -66,4 +67,63 @@ fn every_shape_the_issue_lists_is_there() {
     ] {
         assert!(shape(name).is_some(), "{name} missing");
     }
+}
+
+#[test]
+fn oracle_forbids_and_allows_the_weak_outcome_per_variant() {
+    let weak = |s: &str, v| {
+        let shape = shape(s).unwrap();
+        Oracle::new(shape).classify(shape.weak, v)
+    };
+    assert_eq!(weak("CoWW", Variant::CtaAcrossCtas), Class::Forbidden);
+    assert_eq!(weak("CoRR", Variant::CtaAcrossCtas), Class::WeakAllowed);
+    assert_eq!(weak("MP", Variant::Relaxed), Class::WeakAllowed);
+    assert_eq!(weak("MP", Variant::CtaAcrossCtas), Class::WeakAllowed);
+    for s in SHAPES {
+        let o = Oracle::new(s);
+        for v in [Variant::CtaWithinCta, Variant::Synchronized] {
+            assert!(o.forbids_weak(v), "{} {}", s.name, v.name());
+            assert_eq!(
+                o.classify(s.weak, v),
+                Class::Forbidden,
+                "{} {}",
+                s.name,
+                v.name()
+            );
+        }
+        assert_eq!(
+            o.forbids_weak(Variant::Relaxed),
+            s.coherence,
+            "{} relaxed",
+            s.name
+        );
+        if !s.coherence {
+            assert_eq!(
+                o.classify(s.weak, Variant::CtaAcrossCtas),
+                Class::WeakAllowed,
+                "{}",
+                s.name
+            );
+        }
+        for v in Variant::ALL {
+            for sc in o.sc_outcomes() {
+                assert_eq!(o.classify(sc, v), Class::Sc, "{} {sc:?}", s.name);
+            }
+            let impossible = vec![3; s.outcome_len()];
+            if !o.sc_outcomes().contains(&impossible) && impossible != s.weak {
+                assert_eq!(o.classify(&impossible, v), Class::Impossible, "{}", s.name);
+            }
+        }
+    }
+    let coherence: Vec<&str> = SHAPES
+        .iter()
+        .filter(|s| s.coherence)
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(coherence, ["CoRR", "CoWW", "CoRW", "CoWR"]);
+    for name in coherence {
+        assert_eq!(weak(name, Variant::Relaxed), Class::Forbidden, "{name}");
+    }
+    assert!(Variant::Relaxed.is_control() && Variant::CtaAcrossCtas.is_control());
+    assert!(!Variant::Synchronized.is_control() && !Variant::CtaWithinCta.is_control());
 }

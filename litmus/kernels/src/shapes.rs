@@ -1,8 +1,8 @@
-//! The litmus shapes of `litmus/src/tests.rs`, one function each, generic over the scope `S`
+//! The litmus shapes of `litmus/src/shapes.rs`, one function each, generic over the scope `S`
 //! and `SYNC`: synchronized (every store `Release`, every load `Acquire`, the shape's fences
 //! `fence::<S>(SeqCst)`) or the relaxed control (every access `Relaxed`, no fences).
 //! Each testing thread plays every role, each for a different instance, in role order.
-//! `tests/tests/litmus_ptx.rs` checks each kernel's PTX against the shape table, so this file
+//! `litmus/tests/kernels_ptx.rs` checks each kernel's PTX against the shape table, so this file
 //! and the table cannot drift apart.
 
 use crate::harness::{enter, mark, Thread};

@@ -6,7 +6,7 @@ use ptx_sync_litmus::gpu::{handoff, LaunchRecord, Suite};
 use ptx_sync_litmus::launch::Launch;
 use ptx_sync_litmus::oracle::{Oracle, Variant};
 use ptx_sync_litmus::report::{self, grouped, Row};
-use ptx_sync_litmus::tests::SHAPES;
+use ptx_sync_litmus::shapes::SHAPES;
 use ptx_sync_litmus::tuning;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -130,7 +130,7 @@ fn parse(args: Vec<String>) -> Result<Options, String> {
 }
 
 /// The cells to run, in report order: (shape, variant, instances).
-fn cells(o: &Options) -> Vec<(&'static ptx_sync_litmus::tests::Shape, Variant, u64)> {
+fn cells(o: &Options) -> Vec<(&'static ptx_sync_litmus::shapes::Shape, Variant, u64)> {
     let mut v = Vec::new();
     for s in SHAPES {
         if let Some(f) = &o.filter {

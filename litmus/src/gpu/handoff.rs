@@ -1,6 +1,6 @@
 //! Primitive-shaped litmus tests and MP at `Sys` scope between a host thread and the GPU.
 //!
-//! The shapes of `tests.rs` check single accesses; these check what users build on them: data
+//! The shapes of `shapes.rs` check single accesses; these check what users build on them: data
 //! written before a primitive's release-side operation (unlock, `release`, `count_down`,
 //! arrive) must be what a thread reads after the matching acquire-side operation (lock,
 //! `acquire`, `wait`). Every instance is one such read (a critical section, a message, a

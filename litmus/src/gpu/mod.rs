@@ -8,7 +8,7 @@ use crate::launch::{Launch, BINS, GARBAGE_BIN, LAUNCH_WORDS};
 use crate::oracle::{Class, Oracle, Variant};
 use crate::plan::{draw, kernel_name, launch_seed, Geometry, Knobs, SCRATCH_WORDS};
 use crate::report::{Outcome, Row};
-use crate::tests::Shape;
+use crate::shapes::Shape;
 use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use ptx_sync_host::{Device, Module};
 use std::collections::BTreeMap;
