@@ -9,6 +9,7 @@ use ptx_sync_host::cudarc::driver::{
     CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use ptx_sync_host::{Device, MappedBuffer, Module};
+use ptx_sync_testkit::launch_config;
 use std::mem::size_of;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::time::Duration;
@@ -89,7 +90,7 @@ fn semaphore(gpu: &Device, m: &Module, kind: &str, shape: &str) -> Sample {
     let stats: CudaSlice<u32> = gpu.zeros(96).map_err(|e| e.to_string())?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&sem).arg(&stats).arg(&iters);
-    let ms = timed(gpu, b, cfg(blocks, threads))?;
+    let ms = timed(gpu, b, launch_config(blocks, threads, 0))?;
     let h = gpu.download(&stats).map_err(|e| e.to_string())?;
     let units = gpu.download(&sem).map_err(|e| e.to_string())?[0];
     let total = blocks * threads * iters as u32;
@@ -135,7 +136,7 @@ fn block_barrier(gpu: &Device, m: &Module, kname: &str) -> Sample {
     if kname.ends_with("split_arrive_wait") {
         b.arg(&sink);
     }
-    let mut c = cfg(blocks, threads);
+    let mut c = launch_config(blocks, threads, 0);
     c.shared_mem_bytes = 16 + 2 * threads * 4;
     let ms = timed(gpu, b, c)?;
     let e = gpu.download(&errors).map_err(|e| e.to_string())?[0];
@@ -234,7 +235,7 @@ fn mutex(gpu: &Device, m: &Module, shape: &str) -> Sample {
         .map_err(|e| e.to_string())?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&lock).arg(&iters);
-    let ms = timed(gpu, b, cfg(blocks, threads))?;
+    let ms = timed(gpu, b, launch_config(blocks, threads, 0))?;
     let h = gpu.download(&lock).map_err(|e| e.to_string())?;
     // SAFETY: CachePadded<u32> is a u32 and padding.
     let (counter, unlocked) = unsafe { mutex_at::<CachePadded<u32>>(&h, 0) };
@@ -269,7 +270,7 @@ fn hash_table(gpu: &Device, m: &Module, shape: &str) -> Sample {
         .map_err(|e| e.to_string())?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&t).arg(&iters);
-    let ms = timed(gpu, b, cfg(blocks, threads))?;
+    let ms = timed(gpu, b, launch_config(blocks, threads, 0))?;
     let h = gpu.download(&t).map_err(|e| e.to_string())?;
     let total = blocks * threads * iters as u32;
     let expected = table::expected(total);
@@ -286,7 +287,11 @@ fn hash_table(gpu: &Device, m: &Module, shape: &str) -> Sample {
 }
 
 /// Launches with events recorded around the kernel; returns milliseconds.
-pub(crate) fn timed(gpu: &Device, mut launch: LaunchArgs, cfg: LaunchConfig) -> Result<f64, String> {
+pub(crate) fn timed(
+    gpu: &Device,
+    mut launch: LaunchArgs,
+    cfg: LaunchConfig,
+) -> Result<f64, String> {
     launch.record_kernel_launch(CUevent_flags::CU_EVENT_DEFAULT);
     let events = unsafe { launch.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
     gpu.wait(LIMIT).map_err(|e| e.to_string())?;
@@ -295,14 +300,6 @@ pub(crate) fn timed(gpu: &Device, mut launch: LaunchArgs, cfg: LaunchConfig) -> 
         .elapsed_ms(&end)
         .map(|ms| ms as f64)
         .map_err(|e| e.to_string())
-}
-
-pub(crate) fn cfg(blocks: u32, threads: u32) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (threads, 1, 1),
-        shared_mem_bytes: 0,
-    }
 }
 
 trait Word: DeviceRepr + ValidAsZeroBits + Copy + PartialEq + std::fmt::Debug + Unpin {
@@ -434,7 +431,7 @@ fn atomic<T: Word>(
     let out: CudaSlice<T> = gpu.zeros(n).map_err(|e| e.to_string())?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&w).arg(&out).arg(&iters);
-    let ms = timed(gpu, b, cfg(blocks, threads))?;
+    let ms = timed(gpu, b, launch_config(blocks, threads, 0))?;
     let h = gpu.download(&w).map_err(|e| e.to_string())?;
     let o = gpu.download(&out).map_err(|e| e.to_string())?;
     check_atomic(op, (contended, cta), (blocks, threads, iters), &h, &o)?;
@@ -449,7 +446,7 @@ fn pingpong_blocks(gpu: &Device, m: &Module) -> Sample {
     let f: CudaSlice<u32> = gpu.zeros(64).map_err(|e| e.to_string())?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&f).arg(&rounds);
-    let ms = timed(gpu, b, cfg(2, 1))?;
+    let ms = timed(gpu, b, launch_config(2, 1, 0))?;
     let h = gpu.download(&f).map_err(|e| e.to_string())?;
     if h[0] != rounds as u32 || h[32] != rounds as u32 {
         return Err(format!("wrong result: flags {} {}", h[0], h[32]));
@@ -466,7 +463,7 @@ fn pingpong_host(gpu: &Device, m: &Module) -> Sample {
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&ptr).arg(&rounds);
     b.record_kernel_launch(CUevent_flags::CU_EVENT_DEFAULT);
-    let events = unsafe { b.launch(cfg(1, 1)) }.map_err(|e| format!("launch: {e}"))?;
+    let events = unsafe { b.launch(launch_config(1, 1, 0)) }.map_err(|e| format!("launch: {e}"))?;
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     for r in 1..=rounds as u32 {
         // The deadline is read only every 4096 polls: a clock read per poll would lengthen
@@ -502,7 +499,7 @@ fn fence(gpu: &Device, m: &Module, kname: &str) -> Sample {
         .map_err(|e| e.to_string())?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&x).arg(&iters);
-    let ms = timed(gpu, b, cfg(blocks, threads))?;
+    let ms = timed(gpu, b, launch_config(blocks, threads, 0))?;
     let h = gpu.download(&x).map_err(|e| e.to_string())?;
     if let Some(i) = h.iter().position(|&v| v != iters - 1) {
         return Err(format!(

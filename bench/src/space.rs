@@ -11,9 +11,10 @@
 //!   256 x 255 / 2.
 
 use crate::reference::Sample;
-use crate::rust_cases::{cfg, timed};
+use crate::rust_cases::timed;
 use ptx_sync_host::cudarc::driver::{CudaSlice, PushKernelArg};
 use ptx_sync_host::{Device, Module};
+use ptx_sync_testkit::launch_config;
 
 const BLOCKS: u32 = 264;
 const THREADS: u32 = 256;
@@ -56,7 +57,7 @@ fn fetch_add(gpu: &Device, m: &Module, kname: &str, shared: bool) -> Sample {
     let out: CudaSlice<u32> = gpu.zeros(n).map_err(|e| e.to_string())?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&words).arg(&out).arg(&ITERS);
-    let ms = timed(gpu, b, cfg(BLOCKS, THREADS))?;
+    let ms = timed(gpu, b, launch_config(BLOCKS, THREADS, 0))?;
     let w = gpu.download(&words).map_err(|e| e.to_string())?;
     let o = gpu.download(&out).map_err(|e| e.to_string())?;
     check_fetch_add(&w, &o)?;
@@ -86,7 +87,7 @@ fn spinlock(gpu: &Device, m: &Module, kname: &str) -> Sample {
     let counts: CudaSlice<u32> = gpu.zeros(LOCK_BLOCKS as usize).map_err(|e| e.to_string())?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&counts).arg(&LOCK_ITERS);
-    let ms = timed(gpu, b, cfg(LOCK_BLOCKS, THREADS))?;
+    let ms = timed(gpu, b, launch_config(LOCK_BLOCKS, THREADS, 0))?;
     let c = gpu.download(&counts).map_err(|e| e.to_string())?;
     let want = THREADS * LOCK_ITERS as u32;
     if let Some(b) = c.iter().position(|&v| v != want) {

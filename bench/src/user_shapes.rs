@@ -16,11 +16,12 @@
 //!   sum, and every latch counted down to 0.
 
 use crate::reference::Sample;
-use crate::rust_cases::{cfg, lock_shape, timed, timed_cooperative, LIMIT};
+use crate::rust_cases::{lock_shape, timed, timed_cooperative, LIMIT};
 use crate::table::mix;
 use ptx_sync::{BinarySemaphore, Gpu, Latch, Semaphore};
-use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use ptx_sync_host::cudarc::driver::{CudaSlice, PushKernelArg};
 use ptx_sync_host::{Device, Module};
+use ptx_sync_testkit::launch_config;
 use std::mem::size_of;
 use std::sync::Mutex;
 
@@ -101,7 +102,7 @@ fn free_units(
         b.arg(*s);
     }
     b.arg(&out);
-    unsafe { b.launch(cfg(1, 1)) }.map_err(|err| format!("launch {kname}: {err}"))?;
+    unsafe { b.launch(launch_config(1, 1, 0)) }.map_err(|err| format!("launch {kname}: {err}"))?;
     gpu.wait(LIMIT).map_err(e)?;
     gpu.download(&out).map_err(e)
 }
@@ -119,7 +120,7 @@ fn binsem_lock(gpu: &Device, m: &Module, shape: &str) -> Sample {
     let counter: CudaSlice<u32> = gpu.zeros(32).map_err(e)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&sem).arg(&counter).arg(&iters);
-    let ms = timed(gpu, b, cfg(blocks, threads))?;
+    let ms = timed(gpu, b, launch_config(blocks, threads, 0))?;
     let left = free_units(gpu, m, "binary_semaphore__units", &[&sem])?[0];
     let count = gpu.download(&counter).map_err(e)?[0];
     check_lock(blocks * threads * iters as u32, count, left)?;
@@ -273,10 +274,7 @@ fn scan(gpu: &Device, m: &Module, size: &str) -> Sample {
     let counter: CudaSlice<u32> = gpu.zeros(1).map_err(e)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&d_in).arg(&out).arg(&status).arg(&counter);
-    let c = LaunchConfig {
-        shared_mem_bytes: SCAN_SMEM_WORDS * 4,
-        ..cfg(tiles, SCAN_THREADS)
-    };
+    let c = launch_config(tiles, SCAN_THREADS, SCAN_SMEM_WORDS * 4);
     let ms = timed(gpu, b, c)?;
     check_scan(expected, &gpu.download(&out).map_err(e)?)?;
     Ok((ms, n as f64))

@@ -3,8 +3,8 @@
 //! on the block's own word; `Gpu` and `Sys` contend grid-wide on one word. Results are exact.
 
 use crate::{Ctx, GpuTest};
-use ptx_sync_host::cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits};
-use ptx_sync_testkit::Result;
+use ptx_sync_host::cudarc::driver::{DeviceRepr, PushKernelArg, ValidAsZeroBits};
+use ptx_sync_testkit::{launch_config, Result};
 use std::fmt::Debug;
 use std::time::Duration;
 
@@ -203,11 +203,7 @@ fn contend<T: Word>(ctx: &Ctx, ty: &str, scope: &str, per_block: bool) -> Result
             let acc = stream
                 .alloc_zeros::<T>(threads as usize)
                 .map_err(|e| format!("alloc: {e}"))?;
-            let cfg = LaunchConfig {
-                grid_dim: (blocks, 1, 1),
-                block_dim: (THREADS, 1, 1),
-                shared_mem_bytes: 0,
-            };
+            let cfg = launch_config(blocks, THREADS, 0);
             let pb = per_block as u32;
             let mut b = stream.launch_builder(kernel.function());
             let n_iters = iters(opcode);
@@ -277,11 +273,7 @@ where
     } else {
         std::iter::once(0..blocks * THREADS).collect()
     };
-    let cfg = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (THREADS, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = launch_config(blocks, THREADS, 0);
     let pb = per_block as u32;
     for use_red in [0u32, 1] {
         let words = stream.alloc_zeros::<T>(blocks as usize * BLOCK_STRIDE)?;
@@ -315,11 +307,7 @@ fn tickets(ctx: &Ctx) -> Result<String> {
     let stream = ctx.gpu.stream();
     let counter = stream.alloc_zeros::<u32>(1)?;
     let seen = stream.alloc_zeros::<u32>(total)?;
-    let cfg = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (THREADS, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = launch_config(blocks, THREADS, 0);
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&counter).arg(&seen).arg(&ITERS);
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;

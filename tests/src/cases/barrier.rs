@@ -6,8 +6,8 @@
 
 use crate::{skip, Ctx, GpuTest};
 use ptx_sync::barrier::init_word;
-use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
-use ptx_sync_testkit::Result;
+use ptx_sync_host::cudarc::driver::PushKernelArg;
+use ptx_sync_testkit::{launch_config, Result};
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -51,11 +51,7 @@ fn launch_block_kernel(
     let stats = ctx.gpu.zeros::<u64>(5)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&iters).arg(&stats);
-    let cfg = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (threads, 1, 1),
-        shared_mem_bytes: smem,
-    };
+    let cfg = launch_config(blocks, threads, smem);
     let start = Instant::now();
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
     ctx.gpu.wait(TIMEOUT)?;

@@ -7,8 +7,8 @@
 //! slot, and every thread released from phase `p` read the count `p + 1`.
 
 use crate::{Ctx, GpuTest};
-use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
-use ptx_sync_testkit::Result;
+use ptx_sync_host::cudarc::driver::PushKernelArg;
+use ptx_sync_testkit::{launch_config, Result};
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -43,11 +43,7 @@ fn cta(ctx: &Ctx, objects: u32) -> Result<String> {
     let smem = objects * BARRIER_BYTES + 8 * objects + 4 * THREADS;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&objects).arg(&FULL).arg(&EXTRA).arg(&stats).arg(&out);
-    let cfg = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (THREADS, 1, 1),
-        shared_mem_bytes: smem,
-    };
+    let cfg = launch_config(blocks, THREADS, smem);
     let start = Instant::now();
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
     ctx.gpu.wait(TIMEOUT)?;

@@ -3,8 +3,8 @@
 //! H100; with `ptx_sync::block::sync()` it must finish every round in every block.
 
 use crate::{Ctx, GpuTest};
-use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
-use ptx_sync_testkit::Result;
+use ptx_sync_host::cudarc::driver::PushKernelArg;
+use ptx_sync_testkit::{launch_config, Result};
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -18,11 +18,7 @@ fn run(ctx: &Ctx) -> Result<String> {
     let stream = ctx.gpu.stream();
     let arrived = stream.alloc_zeros::<u32>(1)?;
     let done = stream.alloc_zeros::<u32>(1)?;
-    let cfg = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (THREADS, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = launch_config(blocks, THREADS, 0);
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&arrived).arg(&ROUNDS).arg(&done);
     unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;

@@ -3,7 +3,7 @@
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use ptx_sync_host::{Error, MappedBuffer};
-use ptx_sync_testkit::Result;
+use ptx_sync_testkit::{one_thread, Result};
 use std::process::Command;
 use std::time::Duration;
 
@@ -95,14 +95,7 @@ fn hang(ctx: &Ctx) -> Result<String> {
     let flag = ctx.gpu.zeros::<u32>(1)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&flag);
-    unsafe {
-        b.launch(LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (1, 1, 1),
-            shared_mem_bytes: 0,
-        })
-    }
-    .map_err(|e| format!("launch: {e}"))?;
+    unsafe { b.launch(one_thread()) }.map_err(|e| format!("launch: {e}"))?;
     ctx.gpu.wait(Duration::from_secs(600))?;
     Err("the hanging kernel finished".into())
 }

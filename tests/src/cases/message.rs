@@ -3,9 +3,9 @@
 //! the host). Every payload word of every round is checked; nothing lost, nothing stale.
 
 use crate::{Ctx, GpuTest};
-use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_host::cudarc::driver::PushKernelArg;
 use ptx_sync_host::MappedBuffer;
-use ptx_sync_testkit::Result;
+use ptx_sync_testkit::{launch_config, one_thread, Result};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::time::{Duration, Instant};
 
@@ -27,11 +27,7 @@ fn blocks(ctx: &Ctx, mode: u32) -> Result<String> {
     let stream = ctx.gpu.stream();
     let buf = stream.alloc_zeros::<u32>(PAIRS as usize * REGION)?;
     let stats = stream.alloc_zeros::<u32>(2 * PAIRS as usize)?;
-    let cfg = LaunchConfig {
-        grid_dim: (2 * PAIRS, 1, 1),
-        block_dim: (1, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = launch_config(2 * PAIRS, 1, 0);
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&buf).arg(&ROUNDS).arg(&LEN).arg(&mode).arg(&stats);
     unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
@@ -63,11 +59,7 @@ fn host(ctx: &Ctx) -> Result<String> {
     let buf = MappedBuffer::<u32>::new(&ctx.gpu, 64 + 2 * LEN as usize)?;
     let stream = ctx.gpu.stream();
     let stats = stream.alloc_zeros::<u32>(2)?;
-    let cfg = LaunchConfig {
-        grid_dim: (1, 1, 1),
-        block_dim: (1, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = one_thread();
     let ptr = buf.device_ptr();
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&ptr).arg(&ROUNDS).arg(&LEN).arg(&stats);

@@ -4,19 +4,14 @@
 //! barrier in local memory (tests/kernels builds ptx-sync with `debug-assertions = true`).
 
 use crate::{Ctx, GpuTest};
-use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use ptx_sync_host::cudarc::driver::{CudaSlice, PushKernelArg};
 use ptx_sync_host::{Error, MappedBuffer};
-use ptx_sync_testkit::Result;
+use ptx_sync_testkit::{one_thread, Result};
 use std::process::Command;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
-const ONE_THREAD: LaunchConfig = LaunchConfig {
-    grid_dim: (1, 1, 1),
-    block_dim: (1, 1, 1),
-    shared_mem_bytes: 0,
-};
 
 /// A kernel waits with `wait()` on a `Latch<Sys>` in mapped memory that nobody counts down:
 /// `Device::wait` must give up with `Error::Timeout` while the kernel is stuck; once the host opens
@@ -31,7 +26,7 @@ fn latch_deadlock_times_out(ctx: &Ctx) -> Result<String> {
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&latch).arg(&passed);
     let start = Instant::now();
-    unsafe { b.launch(ONE_THREAD) }.map_err(|e| format!("launch: {e}"))?;
+    unsafe { b.launch(one_thread()) }.map_err(|e| format!("launch: {e}"))?;
     match ctx.gpu.wait(limit) {
         Err(Error::Timeout { .. }) => {}
         Err(e) => return Err(format!("expected a timeout, got: {e}").into()),
@@ -61,7 +56,7 @@ fn latch_deadlock(ctx: &Ctx) -> Result<String> {
     let passed = ctx.gpu.zeros::<u32>(1)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&latch).arg(&passed);
-    unsafe { b.launch(ONE_THREAD) }.map_err(|e| format!("launch: {e}"))?;
+    unsafe { b.launch(one_thread()) }.map_err(|e| format!("launch: {e}"))?;
     ctx.gpu.wait(Duration::from_secs(600))?;
     Err("the deadlocked kernel finished".into())
 }
@@ -110,7 +105,7 @@ fn misuse_launch(
     let kernel = ctx.kernel(kernel)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(word).arg(&extra).arg(done);
-    unsafe { b.launch(ONE_THREAD) }.map_err(|e| format!("launch: {e}"))?;
+    unsafe { b.launch(one_thread()) }.map_err(|e| format!("launch: {e}"))?;
     Ok(ctx.gpu.wait(TIMEOUT))
 }
 

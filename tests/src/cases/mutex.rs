@@ -2,8 +2,8 @@
 //! two holders at once; and timed acquisition that gives up on a lock nobody releases.
 
 use crate::{Ctx, GpuTest};
-use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
-use ptx_sync_testkit::Result;
+use ptx_sync_host::cudarc::driver::PushKernelArg;
+use ptx_sync_testkit::{launch_config, Result};
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -23,11 +23,7 @@ fn stress(ctx: &Ctx) -> Result<String> {
     let stats = ctx.gpu.zeros::<u32>(96)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&m).arg(&stats).arg(&iters);
-    let cfg = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (threads, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = launch_config(blocks, threads, 0);
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
     ctx.gpu.wait(TIMEOUT)?;
     let m = ctx.gpu.download(&m)?;
@@ -57,11 +53,7 @@ fn try_lock_for_expires(ctx: &Ctx) -> Result<String> {
     let out = ctx.gpu.zeros::<u32>(blocks as usize)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&m).arg(&out).arg(&ns);
-    let cfg = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (1, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = launch_config(blocks, 1, 0);
     let start = std::time::Instant::now();
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
     ctx.gpu.wait(TIMEOUT)?;

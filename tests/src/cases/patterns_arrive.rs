@@ -15,7 +15,7 @@
 use crate::{skip, Ctx, GpuTest};
 use ptx_sync::barrier::init_word;
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
-use ptx_sync_testkit::Result;
+use ptx_sync_testkit::{launch_config, Result};
 use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -392,11 +392,7 @@ fn config(
             .gpu
             .cooperative_config(kernel, blocks, THREADS, smem)
             .map_err(Into::into),
-        Mem::Shared => Ok(LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: smem,
-        }),
+        Mem::Shared => Ok(launch_config(blocks, THREADS, smem)),
     }
 }
 
@@ -891,11 +887,7 @@ fn grid_barrier(ctx: &Ctx, two_d: bool) -> Result<String> {
     }
     e!(ctx.gpu.check_cooperative(&kernel, blocks, THREADS, 0));
     let cfg = if two_d {
-        LaunchConfig {
-            grid_dim: (blocks / 2, 2, 1),
-            block_dim: (32, THREADS / 32, 1),
-            shared_mem_bytes: 0,
-        }
+        launch_config((blocks / 2, 2), (32, THREADS / 32), 0)
     } else {
         e!(ctx.gpu.cooperative_config(&kernel, blocks, THREADS, 0))
     };

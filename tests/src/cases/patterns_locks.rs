@@ -25,7 +25,7 @@ use crate::{Ctx, GpuTest};
 use plan::*;
 use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use ptx_sync_host::ptx_sync::{BinarySemaphore, Cta, Gpu, Mutex, Semaphore, SpinLock, TicketLock};
-use ptx_sync_testkit::Result;
+use ptx_sync_testkit::{launch_config, Result};
 use std::collections::BTreeMap;
 use std::mem::size_of;
 use std::time::{Duration, Instant};
@@ -134,14 +134,6 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
-fn config(blocks: u32, threads: u32, smem: u32) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (threads, 1, 1),
-        shared_mem_bytes: smem,
-    }
-}
-
 /// The kernels' object sizes must be the host's (allocations and shared memory are sized
 /// from the host's).
 fn check_sizes(ctx: &Ctx) -> Result<()> {
@@ -163,7 +155,7 @@ fn check_sizes(ctx: &Ctx) -> Result<()> {
     let out = ctx.gpu.zeros::<u32>(host.len()).map_err(err)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&out);
-    unsafe { b.launch(config(1, 1, 0)) }.map_err(|e| format!("launch: {e}"))?;
+    unsafe { b.launch(launch_config(1, 1, 0)) }.map_err(|e| format!("launch: {e}"))?;
     ctx.gpu.wait(TIMEOUT).map_err(err)?;
     let dev = ctx.gpu.download(&out).map_err(err)?;
     let host: Vec<u32> = host.iter().map(|&s| s as u32).collect();
@@ -245,9 +237,9 @@ fn global(ctx: &Ctx, k: &Kind) -> Result<String> {
                 .map(drop)
                 .map_err(|e| format!("{name}: launch: {e}").into())
         };
-        launch(INIT, config(1, NOBJ as u32, 0))?;
-        launch(shape, config(blocks, THREADS, 0))?;
-        launch(PROBE, config(1, NOBJ as u32, 0))?;
+        launch(INIT, launch_config(1, NOBJ as u32, 0))?;
+        launch(shape, launch_config(blocks, THREADS, 0))?;
+        launch(PROBE, launch_config(1, NOBJ as u32, 0))?;
         ctx.gpu.wait(TIMEOUT).map_err(|e| format!("{name}: {e}"))?;
         let s = ctx.gpu.download(&stats).map_err(err)?;
         let mut want = [0u32; NOBJ];
@@ -297,7 +289,7 @@ fn shared(ctx: &Ctx, k: &Kind) -> Result<String> {
             .map_err(err)?;
         let mut b = ctx.gpu.stream().launch_builder(kernel.function());
         b.arg(&out).arg(&shape).arg(&iters);
-        unsafe { b.launch(config(blocks, THREADS, smem)) }
+        unsafe { b.launch(launch_config(blocks, THREADS, smem)) }
             .map_err(|e| format!("{name}: launch: {e}"))?;
         ctx.gpu.wait(TIMEOUT).map_err(|e| format!("{name}: {e}"))?;
         let s = ctx.gpu.download(&out).map_err(err)?;
@@ -364,7 +356,7 @@ fn table(ctx: &Ctx, k: &Kind) -> Result<String> {
     let launch = |mode: u32, n: u32| -> Result<()> {
         let mut b = ctx.gpu.stream().launch_builder(kernel.function());
         b.arg(&locks).arg(&slots).arg(&out).arg(&mode).arg(&n);
-        unsafe { b.launch(config(blocks, THREADS, 0)) }
+        unsafe { b.launch(launch_config(blocks, THREADS, 0)) }
             .map(drop)
             .map_err(|e| format!("launch: {e}").into())
     };

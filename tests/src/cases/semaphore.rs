@@ -2,8 +2,8 @@
 //! holders, exactly MAX at some moment, every pass counted, every unit returned.
 
 use crate::{Ctx, GpuTest};
-use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
-use ptx_sync_testkit::Result;
+use ptx_sync_host::cudarc::driver::PushKernelArg;
+use ptx_sync_testkit::{launch_config, Result};
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -16,11 +16,7 @@ fn stress(ctx: &Ctx, kernel: &str, max: u32) -> Result<String> {
     let stats = ctx.gpu.zeros::<u32>(96)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&count).arg(&stats).arg(&iters);
-    let cfg = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (threads, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = launch_config(blocks, threads, 0);
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
     ctx.gpu.wait(TIMEOUT)?;
     let count = ctx.gpu.download(&count)?[0];

@@ -4,11 +4,11 @@
 //! (tests/kernels/src/sys.rs). Every unit, message and payload word is accounted for.
 
 use crate::{Ctx, GpuTest};
-use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
+use ptx_sync_host::cudarc::driver::PushKernelArg;
 use ptx_sync_host::ptx_sync::{Atomic, Sys};
 use ptx_sync_host::sys::{wait_until_for, SysWords};
 use ptx_sync_host::MappedBuffer;
-use ptx_sync_testkit::Result;
+use ptx_sync_testkit::{launch_config, Result};
 use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::time::{Duration, Instant};
@@ -74,14 +74,6 @@ impl HostWait {
     }
 }
 
-fn one_thread_blocks(blocks: u32) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (1, 1, 1),
-        shared_mem_bytes: 0,
-    }
-}
-
 /// Ping-pong through two `BinarySemaphore<Sys>`s per channel, one host thread and one GPU
 /// block per channel. The host and the GPU never RMW one word at the same time (the side that
 /// released waits on the other word), so this needs no native host atomics.
@@ -95,7 +87,7 @@ fn ping_pong(ctx: &Ctx) -> Result<String> {
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&ptr).arg(&ROUNDS).arg(&stats);
     let start = Instant::now();
-    unsafe { b.launch(one_thread_blocks(CHANNELS)) }.map_err(|e| format!("launch: {e}"))?;
+    unsafe { b.launch(launch_config(CHANNELS, 1, 0)) }.map_err(|e| format!("launch: {e}"))?;
     let words = buf.atomics_u32();
     let host: Vec<Result<u32>> = std::thread::scope(|s| {
         let threads: Vec<_> = (0..CHANNELS)
@@ -262,7 +254,7 @@ fn consume(ctx: &Ctx, units: Units) -> Result<String> {
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&ptr).arg(&N).arg(&stats);
     let start = Instant::now();
-    unsafe { b.launch(one_thread_blocks(blocks)) }.map_err(|e| format!("launch: {e}"))?;
+    unsafe { b.launch(launch_config(blocks, 1, 0)) }.map_err(|e| format!("launch: {e}"))?;
     let words = buf.atomics_u32();
     let Produced {
         mut host_errors,

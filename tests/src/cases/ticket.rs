@@ -3,8 +3,8 @@
 //! counted, never two holders at once.
 
 use crate::{Ctx, GpuTest};
-use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
-use ptx_sync_testkit::Result;
+use ptx_sync_host::cudarc::driver::PushKernelArg;
+use ptx_sync_testkit::{launch_config, Result};
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -26,11 +26,7 @@ fn fifo(ctx: &Ctx) -> Result<String> {
     let stats = ctx.gpu.zeros::<u32>(96)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&lock).arg(&log).arg(&stats).arg(&iters);
-    let cfg = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (threads, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = launch_config(blocks, threads, 0);
     let start = std::time::Instant::now();
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
     ctx.gpu.wait(TIMEOUT)?;

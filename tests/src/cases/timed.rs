@@ -9,8 +9,8 @@
 //!   out while the phase cannot complete, then succeeds.
 
 use crate::{skip, Ctx, GpuTest};
-use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
-use ptx_sync_testkit::Result;
+use ptx_sync_host::cudarc::driver::PushKernelArg;
+use ptx_sync_testkit::{launch_config, Result};
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -51,11 +51,7 @@ fn expire(ctx: &Ctx) -> Result<String> {
     let out = ctx.gpu.zeros::<u64>(2 * blocks)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&mem).arg(&short_ns).arg(&long_ns).arg(&out);
-    let cfg = LaunchConfig {
-        grid_dim: (blocks as u32, 1, 1),
-        block_dim: (1, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = launch_config(blocks as u32, 1, 0);
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
     ctx.gpu.wait(TIMEOUT)?;
     let out = ctx.gpu.download(&out)?;
@@ -118,11 +114,7 @@ fn past_deadline(ctx: &Ctx) -> Result<String> {
     let out = ctx.gpu.zeros::<u64>(PAST_OUT * PAST_VARIANTS)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&mem).arg(&out);
-    let cfg = LaunchConfig {
-        grid_dim: (PAST_VARIANTS as u32, 1, 1),
-        block_dim: (1, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = launch_config(PAST_VARIANTS as u32, 1, 0);
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
     ctx.gpu.wait(TIMEOUT)?;
     let out = ctx.gpu.download(&out)?;
@@ -161,11 +153,7 @@ fn block_barrier(ctx: &Ctx) -> Result<String> {
     let out = ctx.gpu.zeros::<u64>(8 * BLOCKS as usize)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&short_ns).arg(&out);
-    let cfg = LaunchConfig {
-        grid_dim: (BLOCKS, 1, 1),
-        block_dim: (THREADS, 1, 1),
-        shared_mem_bytes: 16 + 4 * THREADS,
-    };
+    let cfg = launch_config(BLOCKS, THREADS, 16 + 4 * THREADS);
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
     ctx.gpu.wait(TIMEOUT)?;
     let out = ctx.gpu.download(&out)?;
