@@ -203,6 +203,37 @@ fn run_child(exe: &Path, ptx_dir: &Path, test: &GpuTest, limit: Duration) -> Chi
     })
 }
 
+/// Runs the hidden test `name` (one that never finishes) in a child runner with a limit of
+/// 1/15 of its own (2 s of 30 s): the watchdog must kill it and the child must report
+/// `TIMEOUT name` and `0 passed, 1 failed`, within 20 s. `Ok` holds how long that took.
+pub fn hidden_test_times_out(ptx_dir: &Path, name: &str) -> crate::Result<Duration> {
+    let exe = std::env::current_exe()?;
+    let start = Instant::now();
+    let out = Command::new(exe)
+        .arg("--ptx-dir")
+        .arg(ptx_dir)
+        .args([
+            "--filter",
+            name,
+            "--include-hidden",
+            "--timeout-scale",
+            "0.0667",
+        ])
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let took = start.elapsed();
+    if out.status.code() != Some(1)
+        || !text.contains(&format!("TIMEOUT {name}"))
+        || !text.contains("0 passed, 1 failed")
+    {
+        return Err(format!("child runner exit {:?}, output:\n{text}", out.status.code()).into());
+    }
+    if took > Duration::from_secs(20) {
+        return Err(format!("the watchdog took {took:?}").into());
+    }
+    Ok(took)
+}
+
 /// Parent side: runs the selected tests, prints one line each and the summary
 /// `N passed, N failed` (`, N skipped` if any). Exit status: 0 no failure and at least one
 /// pass, 1 failures (or nothing ran), 2 no driver.

@@ -4,7 +4,6 @@ use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{LaunchConfig, PushKernelArg};
 use ptx_sync_host::{Error, MappedBuffer};
 use ptx_sync_testkit::{one_thread, Result};
-use std::process::Command;
 use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -103,30 +102,7 @@ fn hang(ctx: &Ctx) -> Result<String> {
 /// The runner's watchdog: run the hidden `__hang` test in a child runner with a 2 s limit; the
 /// child must be killed and reported as a timeout with the test's name, quickly.
 fn watchdog_catches_hang(ctx: &Ctx) -> Result<String> {
-    let exe = std::env::current_exe()?;
-    let start = std::time::Instant::now();
-    let out = Command::new(exe)
-        .arg("--ptx-dir")
-        .arg(&ctx.ptx_dir)
-        .args([
-            "--filter",
-            "__hang",
-            "--include-hidden",
-            "--timeout-scale",
-            "0.0667",
-        ])
-        .output()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let took = start.elapsed();
-    if out.status.code() != Some(1)
-        || !text.contains("TIMEOUT __hang")
-        || !text.contains("0 passed, 1 failed")
-    {
-        return Err(format!("child runner exit {:?}, output:\n{text}", out.status.code()).into());
-    }
-    if took > Duration::from_secs(20) {
-        return Err(format!("the watchdog took {took:?}").into());
-    }
+    let took = crate::runner::hidden_test_times_out(&ctx.ptx_dir, "__hang")?;
     Ok(format!(
         "hung kernel reported as `TIMEOUT __hang` in {:.1} s",
         took.as_secs_f64()

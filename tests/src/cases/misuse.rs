@@ -7,7 +7,6 @@ use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{CudaSlice, PushKernelArg};
 use ptx_sync_host::{Error, MappedBuffer};
 use ptx_sync_testkit::{one_thread, Result};
-use std::process::Command;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::time::{Duration, Instant};
 
@@ -64,30 +63,7 @@ fn latch_deadlock(ctx: &Ctx) -> Result<String> {
 /// Runs the hidden `__latch_deadlock` in a child runner with a 2 s limit: the runner's
 /// watchdog must kill it and report `TIMEOUT __latch_deadlock`.
 fn deadlock_reported_by_watchdog(ctx: &Ctx) -> Result<String> {
-    let exe = std::env::current_exe()?;
-    let start = Instant::now();
-    let out = Command::new(exe)
-        .arg("--ptx-dir")
-        .arg(&ctx.ptx_dir)
-        .args([
-            "--filter",
-            "__latch_deadlock",
-            "--include-hidden",
-            "--timeout-scale",
-            "0.0667",
-        ])
-        .output()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let took = start.elapsed();
-    if out.status.code() != Some(1)
-        || !text.contains("TIMEOUT __latch_deadlock")
-        || !text.contains("0 passed, 1 failed")
-    {
-        return Err(format!("child runner exit {:?}, output:\n{text}", out.status.code()).into());
-    }
-    if took > Duration::from_secs(20) {
-        return Err(format!("the watchdog took {took:?}").into());
-    }
+    let took = crate::runner::hidden_test_times_out(&ctx.ptx_dir, "__latch_deadlock")?;
     Ok(format!(
         "a latch wait() that never opens reported as `TIMEOUT __latch_deadlock` in {:.1} s",
         took.as_secs_f64()
