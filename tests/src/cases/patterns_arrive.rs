@@ -406,12 +406,6 @@ fn check_tag_range(rounds: u32, n: usize) {
     );
 }
 
-macro_rules! e {
-    ($x:expr) => {
-        $x?
-    };
-}
-
 // ---------------------------------------------------------------------------------------------
 
 /// `Latch<Gpu>` in global memory (fresh latches per round) or `Latch<Cta>` in shared memory
@@ -438,17 +432,17 @@ fn latch(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String> {
         .map(|&a| if a == 0 { LATCH_SENTINEL } else { 0 })
         .collect();
     let want_words = repeat(&after, rounds);
-    let arrive = e!(ctx.gpu.upload(&lay.arrive));
-    let wait = e!(ctx.gpu.upload(&lay.wait));
-    let peers = e!(ctx.gpu.upload(&lay.peers));
-    let values = e!(ctx.gpu.zeros::<u32>(2 * lay.n));
-    let passed = e!(ctx.gpu.zeros::<u32>(lay.arrivers.len()));
-    let stats = e!(ctx.gpu.zeros::<u64>(8));
+    let arrive = ctx.gpu.upload(&lay.arrive)?;
+    let wait = ctx.gpu.upload(&lay.wait)?;
+    let peers = ctx.gpu.upload(&lay.peers)?;
+    let values = ctx.gpu.zeros::<u32>(2 * lay.n)?;
+    let passed = ctx.gpu.zeros::<u32>(lay.arrivers.len())?;
+    let stats = ctx.gpu.zeros::<u64>(8)?;
     let stream = ctx.gpu.stream();
     let start = Instant::now();
     let words = match mem {
         Mem::Global => {
-            let latches = e!(ctx.gpu.upload(&repeat(&init, rounds)));
+            let latches = ctx.gpu.upload(&repeat(&init, rounds))?;
             let cfg = config(ctx, &kernel, mem, blocks, 0)?;
             let mut b = stream.launch_builder(kernel.function());
             b.arg(&latches)
@@ -461,12 +455,12 @@ fn latch(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String> {
                 .arg(&passed)
                 .arg(&stats);
             unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-            e!(ctx.gpu.wait(TIMEOUT));
-            e!(ctx.gpu.download(&latches))
+            ctx.gpu.wait(TIMEOUT)?;
+            ctx.gpu.download(&latches)?
         }
         Mem::Shared => {
-            let init_d = e!(ctx.gpu.upload(&init));
-            let out = e!(ctx.gpu.zeros::<u32>(rounds as usize * init.len()));
+            let init_d = ctx.gpu.upload(&init)?;
+            let out = ctx.gpu.zeros::<u32>(rounds as usize * init.len())?;
             let cfg = config(ctx, &kernel, mem, blocks, 4 * lay.nobj)?;
             let mut b = stream.launch_builder(kernel.function());
             b.arg(&init_d)
@@ -480,13 +474,13 @@ fn latch(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String> {
                 .arg(&passed)
                 .arg(&stats);
             unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-            e!(ctx.gpu.wait(TIMEOUT));
-            e!(ctx.gpu.download(&out))
+            ctx.gpu.wait(TIMEOUT)?;
+            ctx.gpu.download(&out)?
         }
     };
     let took = start.elapsed();
-    let s = Stats::from(&e!(ctx.gpu.download(&stats)));
-    let passed = e!(ctx.gpu.download(&passed));
+    let s = Stats::from(&ctx.gpu.download(&stats)?);
+    let passed = ctx.gpu.download(&passed)?;
     let want_passed: Vec<u32> = lay.waiters.iter().map(|&w| w * rounds).collect();
     let waits = rounds as u64 * lay.total_waiters();
     let mut problems = Vec::new();
@@ -546,13 +540,13 @@ fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String> {
     };
     let kernel = ctx.kernel(name)?;
     let objs = lay.arrivers.len();
-    let obj = e!(ctx.gpu.upload(&lay.arrive));
-    let peers = e!(ctx.gpu.upload(&lay.peers));
-    let values = e!(ctx.gpu.zeros::<u32>(2 * lay.n));
-    let members = e!(ctx.gpu.upload(&lay.arrivers));
-    let ctrs = e!(ctx.gpu.zeros::<u32>(objs));
-    let arrived = e!(ctx.gpu.zeros::<u32>(objs));
-    let stats = e!(ctx.gpu.zeros::<u64>(8));
+    let obj = ctx.gpu.upload(&lay.arrive)?;
+    let peers = ctx.gpu.upload(&lay.peers)?;
+    let values = ctx.gpu.zeros::<u32>(2 * lay.n)?;
+    let members = ctx.gpu.upload(&lay.arrivers)?;
+    let ctrs = ctx.gpu.zeros::<u32>(objs)?;
+    let arrived = ctx.gpu.zeros::<u32>(objs)?;
+    let stats = ctx.gpu.zeros::<u64>(8)?;
     let stream = ctx.gpu.stream();
     let start = Instant::now();
     // Each barrier's word (device/src/barrier.rs) afterwards.
@@ -560,7 +554,7 @@ fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String> {
     let words: Vec<u64> = match mem {
         Mem::Global => {
             let init: Vec<u64> = lay.arrivers.iter().map(|&m| fresh(m)).collect();
-            let bars = e!(ctx.gpu.upload(&init));
+            let bars = ctx.gpu.upload(&init)?;
             let cfg = config(ctx, &kernel, mem, blocks, 0)?;
             let mut b = stream.launch_builder(kernel.function());
             b.arg(&bars)
@@ -573,11 +567,11 @@ fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String> {
                 .arg(&values)
                 .arg(&stats);
             unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-            e!(ctx.gpu.wait(TIMEOUT));
-            e!(ctx.gpu.download(&bars))
+            ctx.gpu.wait(TIMEOUT)?;
+            ctx.gpu.download(&bars)?
         }
         Mem::Shared => {
-            let out = e!(ctx.gpu.zeros::<u64>(objs));
+            let out = ctx.gpu.zeros::<u64>(objs)?;
             let smem = 8 * lay.nobj;
             let cfg = config(ctx, &kernel, mem, blocks, smem)?;
             let mut b = stream.launch_builder(kernel.function());
@@ -592,14 +586,14 @@ fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String> {
                 .arg(&values)
                 .arg(&stats);
             unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-            e!(ctx.gpu.wait(TIMEOUT));
-            e!(ctx.gpu.download(&out))
+            ctx.gpu.wait(TIMEOUT)?;
+            ctx.gpu.download(&out)?
         }
     };
     let took = start.elapsed();
-    let s = Stats::from(&e!(ctx.gpu.download(&stats)));
-    let ctrs = e!(ctx.gpu.download(&ctrs));
-    let arrived = e!(ctx.gpu.download(&arrived));
+    let s = Stats::from(&ctx.gpu.download(&stats)?);
+    let ctrs = ctx.gpu.download(&ctrs)?;
+    let arrived = ctx.gpu.download(&arrived)?;
     let completions = rounds.div_ceil(3);
     // The fresh word, with the phase bit of `rounds` where the barrier was used.
     let want_words: Vec<u64> = lay
@@ -672,12 +666,12 @@ fn block_barrier(ctx: &Ctx, shape: Shape) -> Result<String> {
     let rounds = BARRIER_ROUNDS;
     let kernel = ctx.kernel("pattern_block_barrier")?;
     let objs = lay.arrivers.len();
-    let obj = e!(ctx.gpu.upload(&lay.arrive));
-    let peers = e!(ctx.gpu.upload(&lay.peers));
-    let values = e!(ctx.gpu.zeros::<u32>(2 * lay.n));
-    let members = e!(ctx.gpu.upload(&lay.arrivers));
-    let arrived = e!(ctx.gpu.zeros::<u32>(objs));
-    let stats = e!(ctx.gpu.zeros::<u64>(8));
+    let obj = ctx.gpu.upload(&lay.arrive)?;
+    let peers = ctx.gpu.upload(&lay.peers)?;
+    let values = ctx.gpu.zeros::<u32>(2 * lay.n)?;
+    let members = ctx.gpu.upload(&lay.arrivers)?;
+    let arrived = ctx.gpu.zeros::<u32>(objs)?;
+    let stats = ctx.gpu.zeros::<u64>(8)?;
     let cfg = config(ctx, &kernel, mem, blocks, 8 * lay.nobj)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&arrived)
@@ -690,10 +684,10 @@ fn block_barrier(ctx: &Ctx, shape: Shape) -> Result<String> {
         .arg(&stats);
     let start = Instant::now();
     unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    e!(ctx.gpu.wait(TIMEOUT));
+    ctx.gpu.wait(TIMEOUT)?;
     let took = start.elapsed();
-    let s = Stats::from(&e!(ctx.gpu.download(&stats)));
-    let arrived = e!(ctx.gpu.download(&arrived));
+    let s = Stats::from(&ctx.gpu.download(&stats)?);
+    let arrived = ctx.gpu.download(&arrived)?;
     let want_arrived: Vec<u32> = lay.arrivers.iter().map(|&m| m * rounds).collect();
     let waits = rounds as u64 * lay.total_waiters();
     let mut problems = Vec::new();
@@ -819,10 +813,10 @@ fn atomic_wait(ctx: &Ctx, mem: Mem, shape: WaitShape) -> Result<String> {
         Mem::Shared => "pattern_wait_cta",
     };
     let kernel = ctx.kernel(name)?;
-    let src_d = e!(ctx.gpu.upload(&src));
-    let values = e!(ctx.gpu.zeros::<u32>(rounds as usize * n));
-    let flags = e!(ctx.gpu.zeros::<u32>(rounds as usize * n));
-    let stats = e!(ctx.gpu.zeros::<u64>(8));
+    let src_d = ctx.gpu.upload(&src)?;
+    let values = ctx.gpu.zeros::<u32>(rounds as usize * n)?;
+    let flags = ctx.gpu.zeros::<u32>(rounds as usize * n)?;
+    let stats = ctx.gpu.zeros::<u64>(8)?;
     let smem = match mem {
         Mem::Global => 0,
         Mem::Shared => 4 * rounds * THREADS,
@@ -840,10 +834,10 @@ fn atomic_wait(ctx: &Ctx, mem: Mem, shape: WaitShape) -> Result<String> {
         Mem::Shared => unsafe { b.launch(cfg) },
     }
     .map_err(|e| format!("launch: {e}"))?;
-    e!(ctx.gpu.wait(TIMEOUT));
+    ctx.gpu.wait(TIMEOUT)?;
     let took = start.elapsed();
-    let s = Stats::from(&e!(ctx.gpu.download(&stats)));
-    let flags = e!(ctx.gpu.download(&flags));
+    let s = Stats::from(&ctx.gpu.download(&stats)?);
+    let flags = ctx.gpu.download(&flags)?;
     let waits = rounds as u64 * waiters;
     let mut problems = Vec::new();
     s.problems(
@@ -880,31 +874,31 @@ fn atomic_wait(ctx: &Ctx, mem: Mem, shape: WaitShape) -> Result<String> {
 /// alternating between two barriers.
 fn grid_barrier(ctx: &Ctx, two_d: bool) -> Result<String> {
     let kernel = ctx.kernel("pattern_grid_sync")?;
-    let limit = e!(ctx.gpu.cooperative_limit(&kernel, THREADS, 0));
+    let limit = ctx.gpu.cooperative_limit(&kernel, THREADS, 0)?;
     let mut blocks = limit.max_blocks;
     if two_d {
         blocks &= !1;
     }
-    e!(ctx.gpu.check_cooperative(&kernel, blocks, THREADS, 0));
+    ctx.gpu.check_cooperative(&kernel, blocks, THREADS, 0)?;
     let cfg = if two_d {
         launch_config((blocks / 2, 2), (32, THREADS / 32), 0)
     } else {
-        e!(ctx.gpu.cooperative_config(&kernel, blocks, THREADS, 0))
+        ctx.gpu.cooperative_config(&kernel, blocks, THREADS, 0)?
     };
     let n = (blocks * THREADS) as usize;
     let rounds = GRID_ROUNDS;
     check_tag_range(0, n);
-    let bars = e!(ctx.gpu.zeros::<u32>(2));
-    let values = e!(ctx.gpu.zeros::<u32>(2 * n));
-    let stats = e!(ctx.gpu.zeros::<u64>(8));
+    let bars = ctx.gpu.zeros::<u32>(2)?;
+    let values = ctx.gpu.zeros::<u32>(2 * n)?;
+    let stats = ctx.gpu.zeros::<u64>(8)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&bars).arg(&rounds).arg(&values).arg(&stats);
     let start = Instant::now();
     unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    e!(ctx.gpu.wait(TIMEOUT));
+    ctx.gpu.wait(TIMEOUT)?;
     let took = start.elapsed();
-    let s = Stats::from(&e!(ctx.gpu.download(&stats)));
-    let words = e!(ctx.gpu.download(&bars));
+    let s = Stats::from(&ctx.gpu.download(&stats)?);
+    let words = ctx.gpu.download(&bars)?;
     let per_bar = rounds / 2;
     let want = per_bar.wrapping_mul(0x8000_0000);
     let waits = rounds as u64 * n as u64;
