@@ -70,14 +70,14 @@ fn noted(r: Result<String>) -> Result<String> {
     }
 }
 
-/// The first two GPUs, or (inner `Err`) why this machine cannot run the case.
-fn two(ctx: &Ctx) -> Result<Result<Two, String>> {
+/// The first two GPUs, or a skip saying why this machine cannot run the case.
+fn two(ctx: &Ctx) -> Result<Two> {
     let (gpus, loopback) = match Device::open_at_least(2) {
         Ok(gpus) => (gpus, false),
         Err(Error::TooFewGpus { .. }) if loopback_asked() && !eager_loading() => {
-            return Ok(Err(format!(
+            return skip(format!(
                 "{LOOPBACK}=1 needs CUDA_MODULE_LOADING=EAGER too: under lazy loading one half's first launch waits for the other half's kernel to end (Device::with_new_stream)"
-            )));
+            ));
         }
         Err(Error::TooFewGpus { .. }) if loopback_asked() => {
             // Two streams of their own: neither is the legacy default stream, which
@@ -88,9 +88,9 @@ fn two(ctx: &Ctx) -> Result<Result<Two, String>> {
             (vec![g0, g1], true)
         }
         Err(err @ Error::TooFewGpus { .. }) => {
-            return Ok(Err(format!(
+            return skip(format!(
                 "{err}; the multi-GPU cases need two (run them on nvidia-h200-x2, or on one GPU with {LOOPBACK}=1 CUDA_MODULE_LOADING=EAGER)"
-            )));
+            ));
         }
         Err(err) => return Err(err.into()),
     };
@@ -102,21 +102,11 @@ fn two(ctx: &Ctx) -> Result<Result<Two, String>> {
                 .map_err(|x| format!("GPU {}: {x}", g.ordinal()))
         })
         .collect::<Result<_, _>>()?;
-    Ok(Ok(Two {
+    Ok(Two {
         gpus,
         kernels,
         loopback,
-    }))
-}
-
-/// `two(ctx)`, returning from the case with a skip where there are not two GPUs.
-macro_rules! two_or_skip {
-    ($ctx:expr) => {
-        match two($ctx)? {
-            Ok(t) => t,
-            Err(why) => return skip(why),
-        }
-    };
+    })
 }
 
 /// Where the shared words live.
@@ -144,10 +134,10 @@ enum Shared {
 }
 
 impl Shared {
-    /// `len` zeroed words in `mem`, reachable from both GPUs; inner `Err`: why this machine
-    /// cannot (`rmw`: both GPUs run read-modify-writes on the same words, which needs native
+    /// `len` zeroed words in `mem`, reachable from both GPUs, or a skip saying why this machine
+    /// cannot have them (`rmw`: both GPUs run read-modify-writes on the same words, which needs native
     /// atomics on both paths to them).
-    fn new(two: &Two, mem: Mem, len: usize, rmw: bool) -> Result<Result<Shared, String>> {
+    fn new(two: &Two, mem: Mem, len: usize, rmw: bool) -> Result<Shared> {
         let g = &two.gpus;
         match mem {
             // One GPU's RMWs on mapped host memory are atomic with each other (the Sys
@@ -156,34 +146,32 @@ impl Shared {
                 if rmw && !two.loopback {
                     let native = [g[0].host_native_atomics()?, g[1].host_native_atomics()?];
                     if native != [true, true] {
-                        return Ok(Err(format!(
+                        return skip(format!(
                             "hostNativeAtomicSupported is {} on GPU 0 and {} on GPU 1: RMWs of both GPUs on one word of mapped host memory are not atomic with each other without it (CUDA Programming Guide, mapped memory); the peer-memory case covers this primitive",
                             native[0] as u8, native[1] as u8
-                        )));
+                        ));
                     }
                 }
                 let buf = PortableBuffer::<u32>::new(&g[..2], len)?;
-                Ok(Ok(Shared::Host(buf)))
+                Ok(Shared::Host(buf))
             }
-            Mem::Peer(_) if two.loopback => Ok(Err(
-                "loopback: one GPU has no peer memory to test".to_string()
-            )),
+            Mem::Peer(_) if two.loopback => skip("loopback: one GPU has no peer memory to test"),
             Mem::Peer(owner) => {
                 let other = 1 - owner;
                 let info = g[other].peer_info(&g[owner])?;
                 if !info.can_access {
-                    return Ok(Err(format!(
+                    return skip(format!(
                         "{info}: kernels on GPU {other} cannot reach GPU {owner}'s memory here"
-                    )));
+                    ));
                 }
                 if rmw && !info.native_atomics {
-                    return Ok(Err(format!(
+                    return skip(format!(
                         "{info}: RMWs of GPU {other} on GPU {owner}'s memory are not native over this link, so not atomic with GPU {owner}'s own"
-                    )));
+                    ));
                 }
                 let buf = PeerBuffer::<u32>::new(&g[owner], len)?;
                 buf.device_ptr_for(&g[other])?; // enables the peer access
-                Ok(Ok(Shared::Peer(buf)))
+                Ok(Shared::Peer(buf))
             }
         }
     }
@@ -220,16 +208,6 @@ impl Shared {
             Shared::Peer(b) => b.write(offset, data).map_err(Into::into),
         }
     }
-}
-
-/// `Shared::new`, returning from the case with a skip where this machine cannot.
-macro_rules! shared_or_skip {
-    ($two:expr, $mem:expr, $len:expr, $rmw:expr) => {
-        match Shared::new($two, $mem, $len, $rmw)? {
-            Ok(s) => s,
-            Err(why) => return skip(why),
-        }
-    };
 }
 
 /// One GPU's half: kernel `name` on GPU `g`, `grid` blocks of `block` threads (16 bytes of
@@ -405,8 +383,8 @@ fn probe(_ctx: &Ctx) -> Result<String> {
 fn message_passing(ctx: &Ctx, mem: Mem) -> Result<String> {
     const CHANNELS: u32 = 4;
     const MSGS: u32 = 5_000;
-    let two = two_or_skip!(ctx);
-    let shared = shared_or_skip!(&two, mem, CHANNELS as usize * mp::CHANNEL, false);
+    let two = two(ctx)?;
+    let shared = Shared::new(&two, mem, CHANNELS as usize * mp::CHANNEL, false)?;
     let sent = two.gpus[0].zeros::<u32>(2 * CHANNELS as usize)?;
     let got = two.gpus[1].zeros::<u32>(5 * CHANNELS as usize)?;
     let half = |g, name, stats| Half {
@@ -514,10 +492,10 @@ fn check_rounds(two: &Two, stats: [&CudaSlice<u32>; 2], per_thread_ok: u32) -> R
 /// after it opens, every thread reads one word of every block of both GPUs.
 fn latch(ctx: &Ctx, mem: Mem) -> Result<String> {
     const ROUNDS: u32 = 200;
-    let two = two_or_skip!(ctx);
+    let two = two(ctx)?;
     let (blocks, total) = (2 * BLOCKS, 2 * BLOCKS * THREADS);
     let len = latch::words(ROUNDS, total);
-    let shared = shared_or_skip!(&two, mem, len, true);
+    let shared = Shared::new(&two, mem, len, true)?;
     for r in 0..ROUNDS {
         shared.write(latch::latch(r), &[total])?;
     }
@@ -568,9 +546,9 @@ fn latch(ctx: &Ctx, mem: Mem) -> Result<String> {
 /// completion step counts the phases, which every thread checks after each.
 fn barrier(ctx: &Ctx, mem: Mem) -> Result<String> {
     const PHASES: u32 = 500;
-    let two = two_or_skip!(ctx);
+    let two = two(ctx)?;
     let (blocks, total) = (2 * BLOCKS, 2 * BLOCKS * THREADS);
-    let shared = shared_or_skip!(&two, mem, barrier::words(total), true);
+    let shared = Shared::new(&two, mem, barrier::words(total), true)?;
     let word = init_word(total);
     shared.write(0, &[word as u32, (word >> 32) as u32])?;
     let stats = [
@@ -610,11 +588,11 @@ fn barrier(ctx: &Ctx, mem: Mem) -> Result<String> {
 fn ping_pong(ctx: &Ctx, mem: Mem) -> Result<String> {
     const CHANNELS: u32 = 4;
     const ROUNDS: u32 = 2_000;
-    let two = two_or_skip!(ctx);
+    let two = two(ctx)?;
     // Through peer memory the exchange runs on the other GPU's word: it needs native P2P
     // atomics. In host memory the two sides never RMW one word at once (see plan::pp), as
     // in ptx_sync_host::sys's host <-> GPU ping-pong.
-    let shared = shared_or_skip!(&two, mem, CHANNELS as usize * pp::CHANNEL, mem != Mem::Host);
+    let shared = Shared::new(&two, mem, CHANNELS as usize * pp::CHANNEL, mem != Mem::Host)?;
     let stats = [
         two.gpus[0].zeros::<u32>(3 * CHANNELS as usize)?,
         two.gpus[1].zeros::<u32>(3 * CHANNELS as usize)?,
