@@ -6,10 +6,11 @@ pub mod runner;
 
 pub use ptx_sync_testkit::{skip, Outcome, Result};
 
+use ptx_sync_host::cudarc::driver::{LaunchArgs, LaunchConfig};
 use ptx_sync_host::{Device, Kernel, Module};
 use std::cell::OnceCell;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The PTX file of tests/kernels inside the PTX directory.
 pub const KERNELS_PTX: &str = "ptx_sync_test_kernels.ptx";
@@ -41,6 +42,40 @@ impl Ctx {
             let _ = self.kernels.set(module);
         }
         self.kernels.get().unwrap().kernel(name).map_err(Into::into)
+    }
+
+    /// Launches `args` with `cfg` on this GPU, then waits for it at most `limit`. `Ok` holds the
+    /// time from the launch to the end; a launch the driver refuses fails as `launch: <error>`.
+    ///
+    /// # Safety
+    /// As cudarc's [`LaunchArgs::launch`]: the arguments pushed are the kernel's, in order.
+    pub unsafe fn launch_and_wait(
+        &self,
+        mut args: LaunchArgs<'_>,
+        cfg: LaunchConfig,
+        limit: Duration,
+    ) -> Result<Duration> {
+        let start = Instant::now();
+        unsafe { args.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
+        self.gpu.wait(limit)?;
+        Ok(start.elapsed())
+    }
+
+    /// [`launch_and_wait`](Ctx::launch_and_wait) as a cooperative launch (every block
+    /// resident at once).
+    ///
+    /// # Safety
+    /// As cudarc's [`LaunchArgs::launch_cooperative`].
+    pub unsafe fn launch_cooperative_and_wait(
+        &self,
+        mut args: LaunchArgs<'_>,
+        cfg: LaunchConfig,
+        limit: Duration,
+    ) -> Result<Duration> {
+        let start = Instant::now();
+        unsafe { args.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
+        self.gpu.wait(limit)?;
+        Ok(start.elapsed())
     }
 }
 

@@ -279,8 +279,7 @@ where
         let words = stream.alloc_zeros::<T>(blocks as usize * BLOCK_STRIDE)?;
         let mut b = stream.launch_builder(kernel.function());
         b.arg(&words).arg(&ITERS).arg(&pb).arg(&use_red);
-        unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-        ctx.gpu.wait(TIMEOUT)?;
+        unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
         let out = stream.clone_dtoh(&words)?;
         for (g, range) in groups.iter().enumerate() {
             let got: f64 = out[g * BLOCK_STRIDE].into();
@@ -310,8 +309,7 @@ fn tickets(ctx: &Ctx) -> Result<String> {
     let cfg = launch_config(blocks, THREADS, 0);
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&counter).arg(&seen).arg(&ITERS);
-    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
+    unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
     let seen = stream.clone_dtoh(&seen)?;
     let counter = stream.clone_dtoh(&counter)?[0];
     if counter as usize != total {

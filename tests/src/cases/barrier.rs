@@ -8,7 +8,7 @@ use crate::{skip, Ctx, GpuTest};
 use ptx_sync::barrier::init_word;
 use ptx_sync_host::cudarc::driver::PushKernelArg;
 use ptx_sync_testkit::{launch_config, Result};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -52,10 +52,7 @@ fn launch_block_kernel(
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&iters).arg(&stats);
     let cfg = launch_config(blocks, threads, smem);
-    let start = Instant::now();
-    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
-    let took = start.elapsed();
+    let took = unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
     let s = ctx.gpu.download(&stats)?;
     Ok((
         Stats {
@@ -129,10 +126,7 @@ fn grid_barrier(ctx: &Ctx) -> Result<String> {
     let stats = ctx.gpu.zeros::<u64>(5)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&bar).arg(&ROUNDS).arg(&slots).arg(&stats);
-    let start = Instant::now();
-    unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
-    let took = start.elapsed();
+    let took = unsafe { ctx.launch_cooperative_and_wait(b, cfg, TIMEOUT) }?;
     let s = ctx.gpu.download(&stats)?;
     let word = ctx.gpu.download(&bar)?[0];
     let s = Stats {
@@ -181,10 +175,7 @@ fn barrier_gpu(ctx: &Ctx) -> Result<String> {
         .arg(&ROUNDS)
         .arg(&slots)
         .arg(&stats);
-    let start = Instant::now();
-    unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
-    let took = start.elapsed();
+    let took = unsafe { ctx.launch_cooperative_and_wait(b, cfg, TIMEOUT) }?;
     let s = ctx.gpu.download(&stats)?;
     let bar = ctx.gpu.download(&bar)?;
     let counter = ctx.gpu.download(&counter)?[0];

@@ -9,7 +9,7 @@
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::PushKernelArg;
 use ptx_sync_testkit::{launch_config, Result};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 /// `size_of::<Barrier<S, NanoSleep, Census>>()` in the kernels: the word and the completion
@@ -44,10 +44,7 @@ fn cta(ctx: &Ctx, objects: u32) -> Result<String> {
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&objects).arg(&FULL).arg(&EXTRA).arg(&stats).arg(&out);
     let cfg = launch_config(blocks, THREADS, smem);
-    let start = Instant::now();
-    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
-    let took = start.elapsed();
+    let took = unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
     let s = ctx.gpu.download(&stats)?;
     let out = ctx.gpu.download(&out)?;
     let members = (THREADS / objects) as u64;
@@ -87,10 +84,7 @@ fn gpu(ctx: &Ctx, objects: u32) -> Result<String> {
     let stats = ctx.gpu.zeros::<u64>(4)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&objects).arg(&FULL).arg(&EXTRA).arg(&mem).arg(&stats);
-    let start = Instant::now();
-    unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
-    let took = start.elapsed();
+    let took = unsafe { ctx.launch_cooperative_and_wait(b, cfg, TIMEOUT) }?;
     let s = ctx.gpu.download(&stats)?;
     let mem = ctx.gpu.download(&mem)?;
     let members = (threads / objects) as u64;

@@ -21,8 +21,7 @@ fn run(ctx: &Ctx) -> Result<String> {
     let cfg = launch_config(blocks, THREADS, 0);
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&arrived).arg(&ROUNDS).arg(&done);
-    unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
+    unsafe { ctx.launch_cooperative_and_wait(b, cfg, TIMEOUT) }?;
     let arrived = stream.clone_dtoh(&arrived)?[0];
     let done = stream.clone_dtoh(&done)?[0];
     if done != blocks || arrived != ROUNDS * blocks {

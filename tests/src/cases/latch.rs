@@ -30,10 +30,7 @@ fn fan_in(ctx: &Ctx) -> Result<String> {
     let stats = ctx.gpu.zeros::<u64>(2)?;
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&latches).arg(&ROUNDS).arg(&values).arg(&stats);
-    let start = std::time::Instant::now();
-    unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
-    let took = start.elapsed();
+    let took = unsafe { ctx.launch_cooperative_and_wait(b, cfg, TIMEOUT) }?;
     let s = ctx.gpu.download(&stats)?;
     let latches = ctx.gpu.download(&latches)?;
     let want_checks = ROUNDS as u64 * threads_total as u64 * (blocks as u64 - 1);

@@ -30,8 +30,7 @@ fn blocks(ctx: &Ctx, mode: u32) -> Result<String> {
     let cfg = launch_config(2 * PAIRS, 1, 0);
     let mut b = stream.launch_builder(kernel.function());
     b.arg(&buf).arg(&ROUNDS).arg(&LEN).arg(&mode).arg(&stats);
-    unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
+    unsafe { ctx.launch_cooperative_and_wait(b, cfg, TIMEOUT) }?;
     let stats = stream.clone_dtoh(&stats)?;
     for p in 0..PAIRS as usize {
         let (verified, errors) = (stats[2 * p], stats[2 * p + 1]);

@@ -24,8 +24,7 @@ fn stress(ctx: &Ctx) -> Result<String> {
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&m).arg(&stats).arg(&iters);
     let cfg = launch_config(blocks, threads, 0);
-    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
+    unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
     let m = ctx.gpu.download(&m)?;
     let s = ctx.gpu.download(&stats)?;
     let total = blocks * threads * iters;
@@ -54,10 +53,7 @@ fn try_lock_for_expires(ctx: &Ctx) -> Result<String> {
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&m).arg(&out).arg(&ns);
     let cfg = launch_config(blocks, 1, 0);
-    let start = std::time::Instant::now();
-    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
-    let took = start.elapsed();
+    let took = unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
     let out = ctx.gpu.download(&out)?;
     if out[0] != 1 || out[1..].iter().any(|&v| v != 2) {
         return Err(format!(

@@ -454,8 +454,7 @@ fn latch(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String> {
                 .arg(&values)
                 .arg(&passed)
                 .arg(&stats);
-            unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-            ctx.gpu.wait(TIMEOUT)?;
+            unsafe { ctx.launch_cooperative_and_wait(b, cfg, TIMEOUT) }?;
             ctx.gpu.download(&latches)?
         }
         Mem::Shared => {
@@ -473,8 +472,7 @@ fn latch(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String> {
                 .arg(&values)
                 .arg(&passed)
                 .arg(&stats);
-            unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-            ctx.gpu.wait(TIMEOUT)?;
+            unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
             ctx.gpu.download(&out)?
         }
     };
@@ -566,8 +564,7 @@ fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String> {
                 .arg(&peers)
                 .arg(&values)
                 .arg(&stats);
-            unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-            ctx.gpu.wait(TIMEOUT)?;
+            unsafe { ctx.launch_cooperative_and_wait(b, cfg, TIMEOUT) }?;
             ctx.gpu.download(&bars)?
         }
         Mem::Shared => {
@@ -585,8 +582,7 @@ fn barrier(ctx: &Ctx, mem: Mem, shape: Shape) -> Result<String> {
                 .arg(&peers)
                 .arg(&values)
                 .arg(&stats);
-            unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-            ctx.gpu.wait(TIMEOUT)?;
+            unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
             ctx.gpu.download(&out)?
         }
     };
@@ -682,10 +678,7 @@ fn block_barrier(ctx: &Ctx, shape: Shape) -> Result<String> {
         .arg(&peers)
         .arg(&values)
         .arg(&stats);
-    let start = Instant::now();
-    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
-    let took = start.elapsed();
+    let took = unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
     let s = Stats::from(&ctx.gpu.download(&stats)?);
     let arrived = ctx.gpu.download(&arrived)?;
     let want_arrived: Vec<u32> = lay.arrivers.iter().map(|&m| m * rounds).collect();
@@ -893,10 +886,7 @@ fn grid_barrier(ctx: &Ctx, two_d: bool) -> Result<String> {
     let stats = ctx.gpu.zeros::<u64>(8)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&bars).arg(&rounds).arg(&values).arg(&stats);
-    let start = Instant::now();
-    unsafe { b.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
-    let took = start.elapsed();
+    let took = unsafe { ctx.launch_cooperative_and_wait(b, cfg, TIMEOUT) }?;
     let s = Stats::from(&ctx.gpu.download(&stats)?);
     let words = ctx.gpu.download(&bars)?;
     let per_bar = rounds / 2;

@@ -17,8 +17,7 @@ fn stress(ctx: &Ctx, kernel: &str, max: u32) -> Result<String> {
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&count).arg(&stats).arg(&iters);
     let cfg = launch_config(blocks, threads, 0);
-    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
+    unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
     let count = ctx.gpu.download(&count)?[0];
     let s = ctx.gpu.download(&stats)?;
     let (left, most, passes) = (s[0], s[32], s[64]);

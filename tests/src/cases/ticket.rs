@@ -27,10 +27,7 @@ fn fifo(ctx: &Ctx) -> Result<String> {
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&lock).arg(&log).arg(&stats).arg(&iters);
     let cfg = launch_config(blocks, threads, 0);
-    let start = std::time::Instant::now();
-    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
-    let took = start.elapsed();
+    let took = unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
     let lock = ctx.gpu.download(&lock)?;
     let log = ctx.gpu.download(&log)?;
     let s = ctx.gpu.download(&stats)?;

@@ -52,8 +52,7 @@ fn expire(ctx: &Ctx) -> Result<String> {
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&mem).arg(&short_ns).arg(&long_ns).arg(&out);
     let cfg = launch_config(blocks as u32, 1, 0);
-    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
+    unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
     let out = ctx.gpu.download(&out)?;
     let mut problems = Vec::new();
     let mut report = Vec::new();
@@ -115,8 +114,7 @@ fn past_deadline(ctx: &Ctx) -> Result<String> {
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&mem).arg(&out);
     let cfg = launch_config(PAST_VARIANTS as u32, 1, 0);
-    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
+    unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
     let out = ctx.gpu.download(&out)?;
     let mut problems = Vec::new();
     let mut longest = 0;
@@ -154,8 +152,7 @@ fn block_barrier(ctx: &Ctx) -> Result<String> {
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&short_ns).arg(&out);
     let cfg = launch_config(BLOCKS, THREADS, 16 + 4 * THREADS);
-    unsafe { b.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
+    unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
     let out = ctx.gpu.download(&out)?;
     let mut took = Vec::new();
     for blk in 0..BLOCKS as usize {
