@@ -22,6 +22,16 @@ struct Stats {
 }
 
 impl Stats {
+    /// From the kernel's `stats` words.
+    fn new(s: &[u64]) -> Stats {
+        Stats {
+            errors: s[0],
+            checks: s[1],
+            counter_errors: s[2],
+            phases: s[3],
+        }
+    }
+
     fn check(&self, want_checks: u64, want_phases: u64) -> Result<()> {
         if self.errors != 0
             || self.counter_errors != 0
@@ -54,15 +64,7 @@ fn launch_block_kernel(
     let cfg = launch_config(blocks, threads, smem);
     let took = unsafe { ctx.launch_and_wait(b, cfg, TIMEOUT) }?;
     let s = ctx.gpu.download(&stats)?;
-    Ok((
-        Stats {
-            errors: s[0],
-            checks: s[1],
-            counter_errors: s[2],
-            phases: s[3],
-        },
-        took,
-    ))
+    Ok((Stats::new(&s), took))
 }
 
 /// The block-barrier kernels' expected checks: all threads check before phase `iters / 2`,
@@ -73,44 +75,48 @@ fn block_checks(blocks: u32, threads: u32, iters: u32) -> u64 {
     blocks as u64 * (t * drop_at + t / 2 * (i - drop_at))
 }
 
-fn block_barrier(ctx: &Ctx) -> Result<String> {
+/// A block-barrier exchange (`kernel`, `header + 8 x 256` bytes of dynamic shared memory):
+/// 2 blocks per SM of 256 threads, 10,000 phases. `how` says what a phase does, `clean` what
+/// was found clean.
+fn block_exchange(ctx: &Ctx, kernel: &str, header: u32, how: &str, clean: &str) -> Result<String> {
     const THREADS: u32 = 256;
     const ITERS: u32 = 10_000;
-    if ctx.gpu.compute_capability() < (8, 0) {
-        return skip("BlockBarrier (mbarrier) needs sm_80");
-    }
     let blocks = 2 * ctx.gpu.sm_count();
-    let smem = 16 + 8 * THREADS;
-    let (s, took) =
-        launch_block_kernel(ctx, "block_barrier_exchange", blocks, THREADS, smem, ITERS)?;
+    let smem = header + 8 * THREADS;
+    let (s, took) = launch_block_kernel(ctx, kernel, blocks, THREADS, smem, ITERS)?;
     s.check(
         block_checks(blocks, THREADS, ITERS),
         blocks as u64 * ITERS as u64,
     )?;
     Ok(format!(
-        "{} phases ({blocks} blocks x {ITERS}; arrive_and_wait, arrive+work+wait, arrive+test_wait; odd threads arrive_and_drop halfway), {} neighbour checks, 0 stale; {:.0} ns per phase",
+        "{} phases ({blocks} blocks x {ITERS}; {how}), {} neighbour checks, {clean}; {:.0} ns per phase",
         s.phases,
         s.checks,
         took.as_secs_f64() * 1e9 / ITERS as f64
     ))
 }
 
+fn block_barrier(ctx: &Ctx) -> Result<String> {
+    if ctx.gpu.compute_capability() < (8, 0) {
+        return skip("BlockBarrier (mbarrier) needs sm_80");
+    }
+    block_exchange(
+        ctx,
+        "block_barrier_exchange",
+        16,
+        "arrive_and_wait, arrive+work+wait, arrive+test_wait; odd threads arrive_and_drop halfway",
+        "0 stale",
+    )
+}
+
 fn barrier_cta(ctx: &Ctx) -> Result<String> {
-    const THREADS: u32 = 256;
-    const ITERS: u32 = 10_000;
-    let blocks = 2 * ctx.gpu.sm_count();
-    let smem = 32 + 8 * THREADS;
-    let (s, took) = launch_block_kernel(ctx, "barrier_cta_exchange", blocks, THREADS, smem, ITERS)?;
-    s.check(
-        block_checks(blocks, THREADS, ITERS),
-        blocks as u64 * ITERS as u64,
-    )?;
-    Ok(format!(
-        "{} phases ({blocks} blocks x {ITERS}; arrive_and_wait_with a completion counter checked by every thread, arrive+work+wait, arrive_and_wait; odd threads arrive_and_drop halfway), {} neighbour checks, 0 stale, 0 counter errors; {:.0} ns per phase",
-        s.phases,
-        s.checks,
-        took.as_secs_f64() * 1e9 / ITERS as f64
-    ))
+    block_exchange(
+        ctx,
+        "barrier_cta_exchange",
+        32,
+        "arrive_and_wait_with a completion counter checked by every thread, arrive+work+wait, arrive_and_wait; odd threads arrive_and_drop halfway",
+        "0 stale, 0 counter errors",
+    )
 }
 
 fn grid_barrier(ctx: &Ctx) -> Result<String> {
@@ -129,12 +135,7 @@ fn grid_barrier(ctx: &Ctx) -> Result<String> {
     let took = unsafe { ctx.launch_cooperative_and_wait(b, cfg, TIMEOUT) }?;
     let s = ctx.gpu.download(&stats)?;
     let word = ctx.gpu.download(&bar)?[0];
-    let s = Stats {
-        errors: s[0],
-        checks: s[1],
-        counter_errors: s[2],
-        phases: s[3],
-    };
+    let s = Stats::new(&s);
     s.check(
         ROUNDS as u64 * (blocks * THREADS) as u64,
         ROUNDS as u64 * blocks as u64,
@@ -179,12 +180,7 @@ fn barrier_gpu(ctx: &Ctx) -> Result<String> {
     let s = ctx.gpu.download(&stats)?;
     let bar = ctx.gpu.download(&bar)?;
     let counter = ctx.gpu.download(&counter)?[0];
-    let s = Stats {
-        errors: s[0],
-        checks: s[1],
-        counter_errors: s[2],
-        phases: s[3],
-    };
+    let s = Stats::new(&s);
     s.check(
         ROUNDS as u64 * (blocks * THREADS) as u64,
         ROUNDS as u64 * blocks as u64,
