@@ -8,6 +8,8 @@
 //!   synchronized variants, allowed for the controls), or impossible (a harness error);
 //! - [`launch`]: one launch's placement, location permutation and stress (shared, as source,
 //!   with the kernels in `litmus/kernels`);
+//! - [`handoff_layout`]: the primitive-shaped tests' buffer layout and `Sys` MP bins (shared,
+//!   as source, with the kernels too);
 //! - [`plan`]: launches drawn from a recorded seed, and the checks every drawn launch passes;
 //! - [`report`] and [`tuning`]: the table, CSV, JSON, `LITMUS.md`, and weak rates by stress
 //!   parameter.
@@ -15,6 +17,7 @@
 //! [`gpu`] runs the cells on a GPU; the `litmus` binary (`cargo xtask litmus`) drives it.
 
 pub mod gpu;
+pub mod handoff_layout;
 pub mod launch;
 pub mod layout;
 pub mod oracle;

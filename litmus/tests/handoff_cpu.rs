@@ -2,7 +2,8 @@
 //! checked without a GPU: the sizes `scale` gives, and how the kernels' counters become rows
 //! with the right verdicts.
 
-use ptx_sync_litmus::gpu::handoff::{mp_bin, mp_outcomes, scaled, Plan, Side, NEIGHBOURS};
+use ptx_sync_litmus::gpu::handoff::{mp_bin, mp_outcomes, scaled, Plan, Side};
+use ptx_sync_litmus::handoff_layout::NEIGHBOURS;
 use ptx_sync_litmus::oracle::Class;
 use ptx_sync_litmus::report::{Outcome, Row};
 
@@ -41,7 +42,7 @@ fn scale_one_on_an_h100_gives_the_documented_instance_counts() {
     assert_eq!(p.lock_instances(), 270_336);
     assert_eq!(p.token_channels(), 66 * 128);
     assert_eq!(p.token_instances(), 2_162_688);
-    assert_eq!(p.latch_instances(), 132 * 256 * NEIGHBOURS * 32);
+    assert_eq!(p.latch_instances(), 132 * 256 * NEIGHBOURS as u64 * 32);
     assert_eq!(p.latch_instances(), 2_162_688);
     assert_eq!(p.barrier_instances(), 2_162_688);
     assert_eq!(p.sys_launch_instances(), 270_336);

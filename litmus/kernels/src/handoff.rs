@@ -1,7 +1,7 @@
 //! Primitive-shaped litmus tests: data handed from one thread to another through a ptx-sync
 //! primitive (a lock, a semaphore token, a latch, a barrier) and checked on arrival; and MP at
 //! `Sys` scope between a host thread and the GPU on mapped pinned host memory. The host side is
-//! `litmus/src/gpu/handoff.rs` (which mirrors the layout constants below).
+//! `litmus/src/gpu/handoff.rs`; the layout both sides use is `litmus/src/handoff_layout.rs`.
 //!
 //! Every handoff kernel adds its threads' counts to `stats` (u64): `[0]` instances whose data
 //! was fresh, `[1]` stale (some word was not the value the primitive's synchronization makes
@@ -21,19 +21,10 @@ use ptx_sync::{
     block, Atomic, Barrier, BinarySemaphore, Gpu, GridBarrier, Latch, Mutex, Ordering::*, Spin, Sys,
 };
 
-/// u32 words in a 128-byte line: words that must not share a line are this far apart.
-const LINE: usize = 32;
-/// Protected words per critical section / message, each on its own line, so a stale line
-/// cannot hide behind a fresh one: every word is checked separately.
-const WORDS: usize = 4;
+use crate::handoff_layout::{mp_bin, LINE, MP_BINS, NEIGHBOURS, SYS_STRIDE, WORDS};
+
 /// What a critical section protects: `WORDS` counters, one per line.
 type Protected = [u32; WORDS * LINE];
-/// Slots each thread reads after a latch or barrier: the same thread's slot in the next block
-/// and in the block half the grid away (so most pairs sit on different SMs).
-const NEIGHBOURS: u32 = 2;
-/// u32 words from one location of the `Sys` MP test to the next: 64 bytes, one x86 cache line
-/// (two 32-byte PCIe read sectors), so no two instances share a host line.
-const SYS_STRIDE: usize = 16;
 
 /// The value slot `slot` holds in round `round` (1-based). Odd multiplier: injective in the
 /// round for a fixed slot, so a value left from any earlier round is detected as stale.
@@ -70,6 +61,22 @@ impl Tally {
             }
         }
     }
+}
+
+/// Stamps one `#[no_mangle]` kernel per `name: [generic arguments],` that calls
+/// `body::<generic arguments>` with the kernel's parameters: a claim and its relaxed control
+/// share one body and one signature, so only the generic argument tells them apart.
+macro_rules! handoff_kernels {
+    ($body:ident $params:tt { $($(#[$doc:meta])* $name:ident: [$($g:tt)+],)+ }) => {$(
+        handoff_kernels!(@one $(#[$doc])* $name [$($g)+] $body $params);
+    )+};
+    (@one $(#[$doc:meta])* $name:ident [$($g:tt)+] $body:ident ($($arg:ident: $t:ty),* $(,)?)) => {
+        $(#[$doc])*
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name($($arg: $t),*) {
+            $body::<$($g)+>($($arg),*)
+        }
+    };
 }
 
 /// The acquire and release sides of a one-unit semaphore: `BinarySemaphore<Gpu>` (what the
@@ -202,31 +209,21 @@ unsafe fn semaphore_lock<U: Unit>(
     tally.add_to(stats);
 }
 
-/// [`semaphore_lock`] with `BinarySemaphore<Gpu>` (`atom.cas.acquire.gpu`,
-/// `atom.add.release.gpu`).
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn litmus_handoff_semaphore_lock(
-    sem: *mut u32,
-    data: *mut u32,
-    ordinal: *mut u32,
-    iters: u32,
-    timeout_ns: u64,
-    stats: *mut u64,
-) {
-    semaphore_lock::<BinarySemaphore<Gpu>>(sem, data, ordinal, iters, timeout_ns, stats)
-}
-
-/// [`semaphore_lock`]'s control, with [`RelaxedSemaphore`].
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn litmus_handoff_semaphore_lock_relaxed(
-    sem: *mut u32,
-    data: *mut u32,
-    ordinal: *mut u32,
-    iters: u32,
-    timeout_ns: u64,
-    stats: *mut u64,
-) {
-    semaphore_lock::<RelaxedSemaphore>(sem, data, ordinal, iters, timeout_ns, stats)
+handoff_kernels! {
+    semaphore_lock(
+        sem: *mut u32,
+        data: *mut u32,
+        ordinal: *mut u32,
+        iters: u32,
+        timeout_ns: u64,
+        stats: *mut u64,
+    ) {
+        /// [`semaphore_lock`] with `BinarySemaphore<Gpu>` (`atom.cas.acquire.gpu`,
+        /// `atom.add.release.gpu`).
+        litmus_handoff_semaphore_lock: [BinarySemaphore<Gpu>],
+        /// [`semaphore_lock`]'s control, with [`RelaxedSemaphore`].
+        litmus_handoff_semaphore_lock_relaxed: [RelaxedSemaphore],
+    }
 }
 
 /// Semaphore as a producer -> consumer token: blocks `2p` (producer) and `2p + 1` (consumer)
@@ -282,30 +279,20 @@ unsafe fn semaphore_token<U: Unit>(
     tally.add_to(stats);
 }
 
-/// [`semaphore_token`] with `BinarySemaphore<Gpu>`.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn litmus_handoff_semaphore_token(
-    full: *mut u32,
-    empty: *mut u32,
-    payload: *mut u32,
-    rounds: u32,
-    timeout_ns: u64,
-    stats: *mut u64,
-) {
-    semaphore_token::<BinarySemaphore<Gpu>>(full, empty, payload, rounds, timeout_ns, stats)
-}
-
-/// [`semaphore_token`]'s control, with [`RelaxedSemaphore`].
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn litmus_handoff_semaphore_token_relaxed(
-    full: *mut u32,
-    empty: *mut u32,
-    payload: *mut u32,
-    rounds: u32,
-    timeout_ns: u64,
-    stats: *mut u64,
-) {
-    semaphore_token::<RelaxedSemaphore>(full, empty, payload, rounds, timeout_ns, stats)
+handoff_kernels! {
+    semaphore_token(
+        full: *mut u32,
+        empty: *mut u32,
+        payload: *mut u32,
+        rounds: u32,
+        timeout_ns: u64,
+        stats: *mut u64,
+    ) {
+        /// [`semaphore_token`] with `BinarySemaphore<Gpu>`.
+        litmus_handoff_semaphore_token: [BinarySemaphore<Gpu>],
+        /// [`semaphore_token`]'s control, with [`RelaxedSemaphore`].
+        litmus_handoff_semaphore_token_relaxed: [RelaxedSemaphore],
+    }
 }
 
 /// Reads the `NEIGHBOURS` slots of this thread's lane in other blocks after a latch or barrier
@@ -421,28 +408,13 @@ unsafe fn latch<L: Count>(
     tally.add_to(stats);
 }
 
-/// [`latch`] with `Latch<Gpu>`.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn litmus_handoff_latch(
-    latches: *mut u32,
-    rounds: u32,
-    slots: *mut u32,
-    timeout_ns: u64,
-    stats: *mut u64,
-) {
-    latch::<Latch<Gpu>>(latches, rounds, slots, timeout_ns, stats)
-}
-
-/// [`latch`]'s control, with [`RelaxedLatch`].
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn litmus_handoff_latch_relaxed(
-    latches: *mut u32,
-    rounds: u32,
-    slots: *mut u32,
-    timeout_ns: u64,
-    stats: *mut u64,
-) {
-    latch::<RelaxedLatch>(latches, rounds, slots, timeout_ns, stats)
+handoff_kernels! {
+    latch(latches: *mut u32, rounds: u32, slots: *mut u32, timeout_ns: u64, stats: *mut u64) {
+        /// [`latch`] with `Latch<Gpu>`.
+        litmus_handoff_latch: [Latch<Gpu>],
+        /// [`latch`]'s control, with [`RelaxedLatch`].
+        litmus_handoff_latch_relaxed: [RelaxedLatch],
+    }
 }
 
 /// Barrier: one `Barrier<Gpu>` at `bar` (the host writes `barrier::init_word(blocks)`) for
@@ -519,21 +491,6 @@ fn grid_thread() -> (u32, u32) {
     )
 }
 
-/// The `Sys` MP outcome bins, `bins[2 * y + x]` for `[y, x]` in `{0, 1}`, `bins[4]` for any
-/// other value (a harness error: only 0 and 1 are ever stored).
-/// `bins[5]` is `[1, 1]` read by a reader that polled `y` at least twice: it was waiting when
-/// the writer's flag arrived, so the two sides raced (what makes the test worth running).
-#[inline(always)]
-fn mp_bin(y: u32, x: u32, waited: bool) -> usize {
-    if y > 1 || x > 1 {
-        4
-    } else if y == 1 && x == 1 && waited {
-        5
-    } else {
-        (2 * y + x) as usize
-    }
-}
-
 /// MP host -> GPU at `Sys` scope. `words` is mapped pinned host memory: `x_i` at
 /// `words[i * SYS_STRIDE]`, `y_i` at `words[(instances + i) * SYS_STRIDE]`. A host thread
 /// stores `x_i = 1` then `y_i = 1` (Release) for every `i` in order while this kernel runs; GPU
@@ -541,7 +498,7 @@ fn mp_bin(y: u32, x: u32, waited: bool) -> usize {
 /// `ld.acquire.sys` until it reads 1 or `timeout_ns` (from kernel start) has passed, then loads
 /// `x_i` (`ld.acquire.sys` if `X_ACQUIRE`, else `ld.relaxed.sys`: the acquire on `y` alone
 /// orders the later load). The host's release store synchronizes with the acquire load that
-/// reads it, so `[y, x] = [1, 0]` is forbidden. Outcomes into `bins` (5 u64, see [`mp_bin`]).
+/// reads it, so `[y, x] = [1, 0]` is forbidden. Outcomes into `bins` (`MP_BINS` u64, see [`mp_bin`]).
 #[inline(always)]
 unsafe fn mp_host_to_gpu<const X_ACQUIRE: bool>(
     words: *mut u32,
@@ -551,7 +508,7 @@ unsafe fn mp_host_to_gpu<const X_ACQUIRE: bool>(
 ) {
     let deadline = global_timer_ns().saturating_add(timeout_ns);
     let (g, grid) = grid_thread();
-    let mut counts = [0u32; 6];
+    let mut counts = [0u32; MP_BINS];
     let mut i = g;
     while i < instances {
         let x = Atomic::<u32, Sys>::from_ptr(words.add(i as usize * SYS_STRIDE));
@@ -575,26 +532,13 @@ unsafe fn mp_host_to_gpu<const X_ACQUIRE: bool>(
     }
 }
 
-/// [`mp_host_to_gpu`] with `x` loaded by `ld.acquire.sys`.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn litmus_sys_mp_host_to_gpu_acquire(
-    words: *mut u32,
-    instances: u32,
-    timeout_ns: u64,
-    bins: *mut u64,
-) {
-    mp_host_to_gpu::<true>(words, instances, timeout_ns, bins)
-}
-
-/// [`mp_host_to_gpu`] with `x` loaded by `ld.relaxed.sys`.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn litmus_sys_mp_host_to_gpu_relaxed(
-    words: *mut u32,
-    instances: u32,
-    timeout_ns: u64,
-    bins: *mut u64,
-) {
-    mp_host_to_gpu::<false>(words, instances, timeout_ns, bins)
+handoff_kernels! {
+    mp_host_to_gpu(words: *mut u32, instances: u32, timeout_ns: u64, bins: *mut u64) {
+        /// [`mp_host_to_gpu`] with `x` loaded by `ld.acquire.sys`.
+        litmus_sys_mp_host_to_gpu_acquire: [true],
+        /// [`mp_host_to_gpu`] with `x` loaded by `ld.relaxed.sys`.
+        litmus_sys_mp_host_to_gpu_relaxed: [false],
+    }
 }
 
 /// MP GPU -> host at `Sys` scope, same layout as [`mp_host_to_gpu`] plus a pacing word `go`

@@ -2,6 +2,8 @@
 //! the PTX is `ptx_sync_litmus_kernels.ptx`. Every test access goes through ptx-sync's own
 //! `Atomic<u32, S>` and `fence::<S>`, so the suite tests what users get.
 //!
+//! - `handoff`: the primitive-shaped tests and MP at `Sys` scope (their layout from
+//!   `litmus/src/handoff_layout.rs`, the same file the host uses);
 //! - `harness`: a thread's view of one launch (placement from `litmus/src/launch.rs`, the same
 //!   file the host uses), memory stress, the bounded rendezvous;
 //! - `shapes`: the litmus shapes, each a kernel per variant (`litmus_<shape>_<variant>`);
@@ -13,6 +15,9 @@
 #[allow(dead_code)]
 #[path = "../../src/launch.rs"]
 mod launch;
+
+#[path = "../../src/handoff_layout.rs"]
+mod handoff_layout;
 
 mod handoff;
 mod harness;

@@ -45,15 +45,19 @@ unsafe fn put(regs: *mut u32, first: usize, values: &[u32]) {
     }
 }
 
+/// A shape's prologue: `name = role loc, ...` binds each name to location `loc` of the
+/// instance whose role `role` this thread plays ([`Thread::at`]), in the order given, all
+/// before `t.go()`.
+macro_rules! locations {
+    ($t:ident: $($name:ident = $role:literal $loc:ident),+) => {
+        $(let $name = $t.at::<S>($role, $loc);)+
+    };
+}
+
 /// MP: St x 1; St y 1 || Ld y; Ld x.
 #[inline(always)]
 unsafe fn mp<S: Scope, const SYNC: bool>(t: &Thread) {
-    let (x0, y0, y1, x1) = (
-        t.at::<S>(0, X),
-        t.at::<S>(0, Y),
-        t.at::<S>(1, Y),
-        t.at::<S>(1, X),
-    );
+    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X);
     t.go();
     mark!("role 0");
     x0.store(1, st(SYNC));
@@ -68,12 +72,7 @@ unsafe fn mp<S: Scope, const SYNC: bool>(t: &Thread) {
 /// SB: St x 1; F; Ld y || St y 1; F; Ld x.
 #[inline(always)]
 unsafe fn sb<S: Scope, const SYNC: bool>(t: &Thread) {
-    let (x0, y0, y1, x1) = (
-        t.at::<S>(0, X),
-        t.at::<S>(0, Y),
-        t.at::<S>(1, Y),
-        t.at::<S>(1, X),
-    );
+    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X);
     t.go();
     mark!("role 0");
     x0.store(1, st(SYNC));
@@ -91,12 +90,7 @@ unsafe fn sb<S: Scope, const SYNC: bool>(t: &Thread) {
 /// LB: Ld x; St y 1 || Ld y; St x 1.
 #[inline(always)]
 unsafe fn lb<S: Scope, const SYNC: bool>(t: &Thread) {
-    let (x0, y0, y1, x1) = (
-        t.at::<S>(0, X),
-        t.at::<S>(0, Y),
-        t.at::<S>(1, Y),
-        t.at::<S>(1, X),
-    );
+    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X);
     t.go();
     mark!("role 0");
     let a = x0.load(ld(SYNC));
@@ -112,12 +106,7 @@ unsafe fn lb<S: Scope, const SYNC: bool>(t: &Thread) {
 /// S: St x 2; St y 1 || Ld y; St x 1 (final x).
 #[inline(always)]
 unsafe fn s<S: Scope, const SYNC: bool>(t: &Thread) {
-    let (x0, y0, y1, x1) = (
-        t.at::<S>(0, X),
-        t.at::<S>(0, Y),
-        t.at::<S>(1, Y),
-        t.at::<S>(1, X),
-    );
+    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X);
     t.go();
     mark!("role 0");
     x0.store(2, st(SYNC));
@@ -132,12 +121,7 @@ unsafe fn s<S: Scope, const SYNC: bool>(t: &Thread) {
 /// R: St x 1; F; St y 1 || St y 2; F; Ld x (final y).
 #[inline(always)]
 unsafe fn r<S: Scope, const SYNC: bool>(t: &Thread) {
-    let (x0, y0, y1, x1) = (
-        t.at::<S>(0, X),
-        t.at::<S>(0, Y),
-        t.at::<S>(1, Y),
-        t.at::<S>(1, X),
-    );
+    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X);
     t.go();
     mark!("role 0");
     x0.store(1, st(SYNC));
@@ -154,12 +138,7 @@ unsafe fn r<S: Scope, const SYNC: bool>(t: &Thread) {
 /// 2+2W: St x 1; F; St y 2 || St y 1; F; St x 2 (finals x, y).
 #[inline(always)]
 unsafe fn two_plus_two_w<S: Scope, const SYNC: bool>(t: &Thread) {
-    let (x0, y0, y1, x1) = (
-        t.at::<S>(0, X),
-        t.at::<S>(0, Y),
-        t.at::<S>(1, Y),
-        t.at::<S>(1, X),
-    );
+    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X);
     t.go();
     mark!("role 0");
     x0.store(1, st(SYNC));
@@ -175,9 +154,7 @@ unsafe fn two_plus_two_w<S: Scope, const SYNC: bool>(t: &Thread) {
 /// WRC: St x 1 || Ld x; St y 1 || Ld y; Ld x.
 #[inline(always)]
 unsafe fn wrc<S: Scope, const SYNC: bool>(t: &Thread) {
-    let x0 = t.at::<S>(0, X);
-    let (x1, y1) = (t.at::<S>(1, X), t.at::<S>(1, Y));
-    let (y2, x2) = (t.at::<S>(2, Y), t.at::<S>(2, X));
+    locations!(t: x0 = 0 X, x1 = 1 X, y1 = 1 Y, y2 = 2 Y, x2 = 2 X);
     t.go();
     mark!("role 0");
     x0.store(1, st(SYNC));
@@ -195,9 +172,7 @@ unsafe fn wrc<S: Scope, const SYNC: bool>(t: &Thread) {
 /// ISA2: St x 1; St y 1 || Ld y; St z 1 || Ld z; Ld x.
 #[inline(always)]
 unsafe fn isa2<S: Scope, const SYNC: bool>(t: &Thread) {
-    let (x0, y0) = (t.at::<S>(0, X), t.at::<S>(0, Y));
-    let (y1, z1) = (t.at::<S>(1, Y), t.at::<S>(1, Z));
-    let (z2, x2) = (t.at::<S>(2, Z), t.at::<S>(2, X));
+    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, z1 = 1 Z, z2 = 2 Z, x2 = 2 X);
     t.go();
     mark!("role 0");
     x0.store(1, st(SYNC));
@@ -216,9 +191,7 @@ unsafe fn isa2<S: Scope, const SYNC: bool>(t: &Thread) {
 /// IRIW: St x 1 || St y 1 || Ld x; F; Ld y || Ld y; F; Ld x.
 #[inline(always)]
 unsafe fn iriw<S: Scope, const SYNC: bool>(t: &Thread) {
-    let (x0, y1) = (t.at::<S>(0, X), t.at::<S>(1, Y));
-    let (x2, y2) = (t.at::<S>(2, X), t.at::<S>(2, Y));
-    let (y3, x3) = (t.at::<S>(3, Y), t.at::<S>(3, X));
+    locations!(t: x0 = 0 X, y1 = 1 Y, x2 = 2 X, y2 = 2 Y, y3 = 3 Y, x3 = 3 X);
     t.go();
     mark!("role 0");
     x0.store(1, st(SYNC));
@@ -240,9 +213,7 @@ unsafe fn iriw<S: Scope, const SYNC: bool>(t: &Thread) {
 /// RWC: St x 1 || Ld x; F; Ld y || St y 1; F; Ld x.
 #[inline(always)]
 unsafe fn rwc<S: Scope, const SYNC: bool>(t: &Thread) {
-    let x0 = t.at::<S>(0, X);
-    let (x1, y1) = (t.at::<S>(1, X), t.at::<S>(1, Y));
-    let (y2, x2) = (t.at::<S>(2, Y), t.at::<S>(2, X));
+    locations!(t: x0 = 0 X, x1 = 1 X, y1 = 1 Y, y2 = 2 Y, x2 = 2 X);
     t.go();
     mark!("role 0");
     x0.store(1, st(SYNC));
@@ -262,7 +233,7 @@ unsafe fn rwc<S: Scope, const SYNC: bool>(t: &Thread) {
 /// CoRR: St x 1 || Ld x; Ld x.
 #[inline(always)]
 unsafe fn corr<S: Scope, const SYNC: bool>(t: &Thread) {
-    let (x0, x1) = (t.at::<S>(0, X), t.at::<S>(1, X));
+    locations!(t: x0 = 0 X, x1 = 1 X);
     t.go();
     mark!("role 0");
     x0.store(1, st(SYNC));
@@ -276,7 +247,7 @@ unsafe fn corr<S: Scope, const SYNC: bool>(t: &Thread) {
 /// CoWW: St x 1; St x 2 (final x).
 #[inline(always)]
 unsafe fn coww<S: Scope, const SYNC: bool>(t: &Thread) {
-    let x0 = t.at::<S>(0, X);
+    locations!(t: x0 = 0 X);
     t.go();
     mark!("role 0");
     x0.store(1, st(SYNC));
@@ -287,7 +258,7 @@ unsafe fn coww<S: Scope, const SYNC: bool>(t: &Thread) {
 /// CoRW: Ld x; St x 1 || St x 2 (final x).
 #[inline(always)]
 unsafe fn corw<S: Scope, const SYNC: bool>(t: &Thread) {
-    let (x0, x1) = (t.at::<S>(0, X), t.at::<S>(1, X));
+    locations!(t: x0 = 0 X, x1 = 1 X);
     t.go();
     mark!("role 0");
     let a = x0.load(ld(SYNC));
@@ -301,7 +272,7 @@ unsafe fn corw<S: Scope, const SYNC: bool>(t: &Thread) {
 /// CoWR: St x 1; Ld x || St x 2 (final x).
 #[inline(always)]
 unsafe fn cowr<S: Scope, const SYNC: bool>(t: &Thread) {
-    let (x0, x1) = (t.at::<S>(0, X), t.at::<S>(1, X));
+    locations!(t: x0 = 0 X, x1 = 1 X);
     t.go();
     mark!("role 0");
     x0.store(1, st(SYNC));

@@ -28,15 +28,9 @@ use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::time::{Duration, Instant};
 
-// Layout shared with litmus/kernels/src/handoff.rs (same names there).
-/// u32 words in a 128-byte line.
-const LINE: usize = 32;
-/// Protected words per critical section or message, one per line.
-const WORDS: usize = 4;
-/// Neighbour slots each thread checks per latch round or barrier phase.
-pub const NEIGHBOURS: u64 = 2;
-/// u32 words between two `Sys` MP locations (one 64-byte host cache line).
-const SYS_STRIDE: usize = 16;
+pub use crate::handoff_layout::mp_bin;
+use crate::handoff_layout::{LINE, MP_BINS, NEIGHBOURS, SYS_STRIDE, WORDS};
+
 /// The mutex of the mutex handoff (the kernel's `Mutex<Protected, Gpu>`), laid out as on the GPU.
 type HandoffMutex =
     ptx_sync_host::ptx_sync::Mutex<[u32; WORDS * LINE], ptx_sync_host::ptx_sync::Gpu>;
@@ -121,11 +115,11 @@ impl Plan {
     }
 
     pub fn latch_instances(&self) -> u64 {
-        self.grid_threads() * NEIGHBOURS * self.latch_rounds as u64
+        self.grid_threads() * NEIGHBOURS as u64 * self.latch_rounds as u64
     }
 
     pub fn barrier_instances(&self) -> u64 {
-        self.grid_threads() * NEIGHBOURS * self.barrier_phases as u64
+        self.grid_threads() * NEIGHBOURS as u64 * self.barrier_phases as u64
     }
 
     /// `Sys` MP instances in one launch (the words the mapped buffer holds per location).
@@ -205,18 +199,6 @@ fn labelled(kinds: &[(&str, Class)], counts: &[u64]) -> Vec<Outcome> {
             class,
         })
         .collect()
-}
-
-/// Where the `[y, x]` a reader saw goes in [`mp_outcomes`]' bins; `waited`: it polled `y`
-/// more than once, so it was spinning when the flag arrived (the two sides raced).
-pub fn mp_bin(y: u32, x: u32, waited: bool) -> usize {
-    if y > 1 || x > 1 {
-        4
-    } else if y == 1 && x == 1 && waited {
-        5
-    } else {
-        (2 * y + x) as usize
-    }
 }
 
 /// The parts of a row every test here shares: a claim (the model forbids `stale` / `[1, 0]`).
@@ -642,7 +624,7 @@ fn mp_host_to_gpu(env: &Env, x_acquire: bool) -> Result<Row, String> {
     let start = Instant::now();
     let kernel = env.kernel(TEST, name)?;
     let words = SysWords::new(env, TEST)?;
-    let bins = env.zeros::<u64>(TEST, 6)?;
+    let bins = env.zeros::<u64>(TEST, MP_BINS)?;
     let (ptr, n) = (words.buf.device_ptr(), words.n as u32);
     for launch in 0..p.sys_launches {
         if launch > 0 {
@@ -687,7 +669,7 @@ fn mp_gpu_to_host(env: &Env) -> Result<Row, String> {
         block_dim: (32, 1, 1),
         shared_mem_bytes: 0,
     };
-    let mut bins = [0u64; 6];
+    let mut bins = [0u64; MP_BINS];
     for launch in 0..p.sys_launches {
         if launch > 0 {
             words.clear();
