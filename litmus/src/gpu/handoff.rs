@@ -19,7 +19,7 @@
 use crate::oracle::Class;
 use crate::report::{Outcome, Row};
 use ptx_sync_host::cudarc::driver::{
-    CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits,
+    CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use ptx_sync_host::ptx_sync::barrier::init_word;
 use ptx_sync_host::{Device, Kernel, MappedBuffer, Module};
@@ -280,18 +280,44 @@ impl Env<'_> {
             .map_err(ctx(test, "loading the kernel"))
     }
 
-    /// A cooperative launch of `blocks x threads`: these kernels wait on other blocks, which
-    /// only makes progress if all of them are resident, so a grid that cannot be is an error.
+    /// Kernel `name` and its cooperative launch of `blocks x threads` with `smem` bytes of
+    /// dynamic shared memory: these kernels wait on other blocks, which only makes progress if
+    /// all of them are resident, so a grid that cannot be is an error.
     fn coop(
         &self,
         test: &str,
-        kernel: &Kernel,
+        name: &str,
         threads: u32,
         smem: u32,
-    ) -> Result<LaunchConfig, String> {
-        self.gpu
-            .cooperative_config(kernel, self.plan.blocks, threads, smem)
-            .map_err(ctx(test, "sizing the cooperative launch"))
+    ) -> Result<(Kernel, LaunchConfig), String> {
+        let kernel = self.kernel(test, name)?;
+        let cfg = self
+            .gpu
+            .cooperative_config(&kernel, self.plan.blocks, threads, smem)
+            .map_err(ctx(test, "sizing the cooperative launch"))?;
+        Ok((kernel, cfg))
+    }
+
+    /// Launches a handoff kernel: the arguments `args` pushes, then the `stats` every handoff
+    /// kernel takes last (`[ok, stale, lost]`, u64, zeroed); waits for it (under the watchdog's
+    /// limit) and returns the stats.
+    fn launch<'a>(
+        &'a self,
+        test: &str,
+        (kernel, cfg): &'a (Kernel, LaunchConfig),
+        args: impl FnOnce(&mut LaunchArgs<'a>),
+    ) -> Result<Vec<u64>, String> {
+        let stats = self.zeros::<u64>(test, 3)?;
+        let mut b = self.gpu.stream().launch_builder(kernel.function());
+        args(&mut b);
+        // The same builder, for a lifetime `stats` outlives.
+        let mut b: LaunchArgs<'_> = b;
+        b.arg(&stats);
+        // SAFETY: the arguments (the caller's, then `stats`) match the kernel's signature and
+        // the buffers' sizes its layout.
+        unsafe { b.launch_cooperative(*cfg) }.map_err(ctx(test, "launching"))?;
+        self.wait(test)?;
+        self.download(test, &stats)
     }
 
     fn zeros<T: DeviceRepr + ValidAsZeroBits>(
@@ -362,17 +388,12 @@ fn mutex(env: &Env) -> Result<Row, String> {
     const TEST: &str = "mutex handoff";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.kernel(TEST, "litmus_handoff_mutex")?;
-    let cfg = env.coop(TEST, &kernel, p.threads, 0)?;
+    let kernel = env.coop(TEST, "litmus_handoff_mutex", p.threads, 0)?;
     let m = env.zeros::<u32>(TEST, MUTEX_WORDS)?;
     let ordinal = env.zeros::<u32>(TEST, LINE)?;
-    let stats = env.zeros::<u64>(TEST, 3)?;
-    let mut b = env.gpu.stream().launch_builder(kernel.function());
-    b.arg(&m).arg(&ordinal).arg(&p.mutex_iters).arg(&stats);
-    // SAFETY: the arguments match the kernel's signature and the buffers' sizes its layout.
-    unsafe { b.launch_cooperative(cfg) }.map_err(ctx(TEST, "launching"))?;
-    env.wait(TEST)?;
-    let stats = env.download(TEST, &stats)?;
+    let stats = env.launch(TEST, &kernel, |b| {
+        b.arg(&m).arg(&ordinal).arg(&p.mutex_iters);
+    })?;
     let expected = p.mutex_instances();
     let m = env.download(TEST, &m)?;
     let ordinal = env.download(TEST, &ordinal)?[0] as u64;
@@ -409,23 +430,22 @@ fn semaphore_lock(env: &Env, side: Side) -> Result<Row, String> {
     const TEST: &str = "semaphore lock";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.kernel(TEST, &side.kernel_name("litmus_handoff_semaphore_lock"))?;
-    let cfg = env.coop(TEST, &kernel, p.lock_threads, 0)?;
+    let kernel = env.coop(
+        TEST,
+        &side.kernel_name("litmus_handoff_semaphore_lock"),
+        p.lock_threads,
+        0,
+    )?;
     let sem = env.per_line(TEST, 1, |_| 1)?;
     let data = env.zeros::<u32>(TEST, WORDS * LINE)?;
     let ordinal = env.zeros::<u32>(TEST, LINE)?;
-    let stats = env.zeros::<u64>(TEST, 3)?;
-    let mut b = env.gpu.stream().launch_builder(kernel.function());
-    b.arg(&sem)
-        .arg(&data)
-        .arg(&ordinal)
-        .arg(&p.lock_iters)
-        .arg(&WAIT_NS)
-        .arg(&stats);
-    // SAFETY: the arguments match the kernel's signature and the buffers' sizes its layout.
-    unsafe { b.launch_cooperative(cfg) }.map_err(ctx(TEST, "launching"))?;
-    env.wait(TEST)?;
-    let stats = env.download(TEST, &stats)?;
+    let stats = env.launch(TEST, &kernel, |b| {
+        b.arg(&sem)
+            .arg(&data)
+            .arg(&ordinal)
+            .arg(&p.lock_iters)
+            .arg(&WAIT_NS);
+    })?;
     let expected = p.lock_instances();
     // Lost sections never ran: the final state counts only those that did.
     let ran = stats[0] + stats[1];
@@ -447,24 +467,23 @@ fn semaphore_token(env: &Env, side: Side) -> Result<Row, String> {
     const TEST: &str = "semaphore token";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.kernel(TEST, &side.kernel_name("litmus_handoff_semaphore_token"))?;
-    let cfg = env.coop(TEST, &kernel, p.token_threads, 0)?;
+    let kernel = env.coop(
+        TEST,
+        &side.kernel_name("litmus_handoff_semaphore_token"),
+        p.token_threads,
+        0,
+    )?;
     let channels = p.token_channels() as usize;
     let full = env.zeros::<u32>(TEST, channels * LINE)?;
     let empty = env.per_line(TEST, channels, |_| 1)?;
     let payload = env.zeros::<u32>(TEST, channels * WORDS * LINE)?;
-    let stats = env.zeros::<u64>(TEST, 3)?;
-    let mut b = env.gpu.stream().launch_builder(kernel.function());
-    b.arg(&full)
-        .arg(&empty)
-        .arg(&payload)
-        .arg(&p.token_rounds)
-        .arg(&WAIT_NS)
-        .arg(&stats);
-    // SAFETY: the arguments match the kernel's signature and the buffers' sizes its layout.
-    unsafe { b.launch_cooperative(cfg) }.map_err(ctx(TEST, "launching"))?;
-    env.wait(TEST)?;
-    let stats = env.download(TEST, &stats)?;
+    let stats = env.launch(TEST, &kernel, |b| {
+        b.arg(&full)
+            .arg(&empty)
+            .arg(&payload)
+            .arg(&p.token_rounds)
+            .arg(&WAIT_NS);
+    })?;
     let pairs = p.blocks / 2;
     let head = RowHead::handoff(TEST, side, format!("{pairs} pairs x {}", p.token_threads));
     Ok(head.row(p.token_instances(), side.outcomes(&stats), 1, start))
@@ -477,8 +496,12 @@ fn latch(env: &Env, side: Side) -> Result<Row, String> {
     const TEST: &str = "latch";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.kernel(TEST, &side.kernel_name("litmus_handoff_latch"))?;
-    let cfg = env.coop(TEST, &kernel, p.threads, 0)?;
+    let kernel = env.coop(
+        TEST,
+        &side.kernel_name("litmus_handoff_latch"),
+        p.threads,
+        0,
+    )?;
     let (blocks, threads) = (p.blocks, p.threads);
     let latches = env.per_line(TEST, p.latch_rounds as usize, |r| {
         if r % 2 == 0 {
@@ -488,17 +511,12 @@ fn latch(env: &Env, side: Side) -> Result<Row, String> {
         }
     })?;
     let slots = env.zeros::<u32>(TEST, 2 * (blocks * threads) as usize)?;
-    let stats = env.zeros::<u64>(TEST, 3)?;
-    let mut b = env.gpu.stream().launch_builder(kernel.function());
-    b.arg(&latches)
-        .arg(&p.latch_rounds)
-        .arg(&slots)
-        .arg(&WAIT_NS)
-        .arg(&stats);
-    // SAFETY: the arguments match the kernel's signature and the buffers' sizes its layout.
-    unsafe { b.launch_cooperative(cfg) }.map_err(ctx(TEST, "launching"))?;
-    env.wait(TEST)?;
-    let stats = env.download(TEST, &stats)?;
+    let stats = env.launch(TEST, &kernel, |b| {
+        b.arg(&latches)
+            .arg(&p.latch_rounds)
+            .arg(&slots)
+            .arg(&WAIT_NS);
+    })?;
     let head = RowHead::handoff(TEST, side, format!("{blocks} x {threads}"));
     Ok(head.row(p.latch_instances(), side.outcomes(&stats), 1, start))
 }
@@ -509,25 +527,16 @@ fn barrier(env: &Env) -> Result<Row, String> {
     const TEST: &str = "barrier";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.kernel(TEST, "litmus_handoff_barrier")?;
-    let cfg = env.coop(TEST, &kernel, p.threads, 4)?;
+    let kernel = env.coop(TEST, "litmus_handoff_barrier", p.threads, 4)?;
     // A fresh Barrier<Gpu>: one u64 (device/src/barrier.rs).
     let bar = env
         .gpu
         .upload(&[init_word(p.blocks)])
         .map_err(ctx(TEST, "uploading"))?;
     let slots = env.zeros::<u32>(TEST, 2 * (p.blocks * p.threads) as usize)?;
-    let stats = env.zeros::<u64>(TEST, 3)?;
-    let mut b = env.gpu.stream().launch_builder(kernel.function());
-    b.arg(&bar)
-        .arg(&p.barrier_phases)
-        .arg(&slots)
-        .arg(&WAIT_NS)
-        .arg(&stats);
-    // SAFETY: the arguments match the kernel's signature and the buffers' sizes its layout.
-    unsafe { b.launch_cooperative(cfg) }.map_err(ctx(TEST, "launching"))?;
-    env.wait(TEST)?;
-    let stats = env.download(TEST, &stats)?;
+    let stats = env.launch(TEST, &kernel, |b| {
+        b.arg(&bar).arg(&p.barrier_phases).arg(&slots).arg(&WAIT_NS);
+    })?;
     let head = RowHead::gpu(TEST, format!("{} x {}", p.blocks, p.threads));
     Ok(head.row(
         p.barrier_instances(),
@@ -542,17 +551,12 @@ fn grid_barrier(env: &Env) -> Result<Row, String> {
     const TEST: &str = "grid barrier";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.kernel(TEST, "litmus_handoff_grid_barrier")?;
-    let cfg = env.coop(TEST, &kernel, p.threads, 0)?;
+    let kernel = env.coop(TEST, "litmus_handoff_grid_barrier", p.threads, 0)?;
     let bar = env.zeros::<u32>(TEST, LINE)?;
     let slots = env.zeros::<u32>(TEST, 2 * (p.blocks * p.threads) as usize)?;
-    let stats = env.zeros::<u64>(TEST, 3)?;
-    let mut b = env.gpu.stream().launch_builder(kernel.function());
-    b.arg(&bar).arg(&p.barrier_phases).arg(&slots).arg(&stats);
-    // SAFETY: the arguments match the kernel's signature and the buffers' sizes its layout.
-    unsafe { b.launch_cooperative(cfg) }.map_err(ctx(TEST, "launching"))?;
-    env.wait(TEST)?;
-    let stats = env.download(TEST, &stats)?;
+    let stats = env.launch(TEST, &kernel, |b| {
+        b.arg(&bar).arg(&p.barrier_phases).arg(&slots);
+    })?;
     let head = RowHead::gpu(TEST, format!("{} x {}", p.blocks, p.threads));
     Ok(head.row(
         p.barrier_instances(),
