@@ -51,14 +51,11 @@ impl Ctx {
     /// As cudarc's [`LaunchArgs::launch`]: the arguments pushed are the kernel's, in order.
     pub unsafe fn launch_and_wait(
         &self,
-        mut args: LaunchArgs<'_>,
+        args: LaunchArgs<'_>,
         cfg: LaunchConfig,
         limit: Duration,
     ) -> Result<Duration> {
-        let start = Instant::now();
-        unsafe { args.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-        self.gpu.wait(limit)?;
-        Ok(start.elapsed())
+        unsafe { self.launch_as(args, cfg, limit, false) }
     }
 
     /// [`launch_and_wait`](Ctx::launch_and_wait) as a cooperative launch (every block
@@ -68,12 +65,27 @@ impl Ctx {
     /// As cudarc's [`LaunchArgs::launch_cooperative`].
     pub unsafe fn launch_cooperative_and_wait(
         &self,
-        mut args: LaunchArgs<'_>,
+        args: LaunchArgs<'_>,
         cfg: LaunchConfig,
         limit: Duration,
     ) -> Result<Duration> {
+        unsafe { self.launch_as(args, cfg, limit, true) }
+    }
+
+    unsafe fn launch_as(
+        &self,
+        mut args: LaunchArgs<'_>,
+        cfg: LaunchConfig,
+        limit: Duration,
+        cooperative: bool,
+    ) -> Result<Duration> {
         let start = Instant::now();
-        unsafe { args.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
+        let launched = if cooperative {
+            unsafe { args.launch_cooperative(cfg) }
+        } else {
+            unsafe { args.launch(cfg) }
+        };
+        launched.map_err(|e| format!("launch: {e}"))?;
         self.gpu.wait(limit)?;
         Ok(start.elapsed())
     }

@@ -6,7 +6,7 @@
 
 use crate::{skip, Ctx, GpuTest};
 use ptx_sync::barrier::init_word;
-use ptx_sync_host::cudarc::driver::PushKernelArg;
+use ptx_sync_host::cudarc::driver::{CudaSlice, PushKernelArg};
 use ptx_sync_testkit::{launch_config, Result};
 use std::time::Duration;
 
@@ -119,84 +119,89 @@ fn barrier_cta(ctx: &Ctx) -> Result<String> {
     )
 }
 
+/// Threads per block and phases of the grid-wide cases.
+const GRID_THREADS: u32 = 128;
+const GRID_ROUNDS: u32 = 100_000;
+
+/// The grid-wide kernels' stats, checked: every thread checked its neighbour in every phase,
+/// every block counted every phase.
+fn grid_stats(ctx: &Ctx, stats: &CudaSlice<u64>, blocks: u32) -> Result<Stats> {
+    let s = Stats::new(&ctx.gpu.download(stats)?);
+    s.check(
+        GRID_ROUNDS as u64 * (blocks * GRID_THREADS) as u64,
+        GRID_ROUNDS as u64 * blocks as u64,
+    )?;
+    Ok(s)
+}
+
 fn grid_barrier(ctx: &Ctx) -> Result<String> {
-    const THREADS: u32 = 128;
-    const ROUNDS: u32 = 100_000;
     let kernel = ctx.kernel("grid_barrier_exchange")?;
     // As many blocks as can be resident at once: the largest grid the barrier supports.
-    let limit = ctx.gpu.cooperative_limit(&kernel, THREADS, 0)?;
+    let limit = ctx.gpu.cooperative_limit(&kernel, GRID_THREADS, 0)?;
     let blocks = limit.max_blocks;
-    let cfg = ctx.gpu.cooperative_config(&kernel, blocks, THREADS, 0)?;
+    let cfg = ctx
+        .gpu
+        .cooperative_config(&kernel, blocks, GRID_THREADS, 0)?;
     let bar = ctx.gpu.zeros::<u32>(1)?;
-    let slots = ctx.gpu.zeros::<u32>(2 * (blocks * THREADS) as usize)?;
+    let slots = ctx.gpu.zeros::<u32>(2 * (blocks * GRID_THREADS) as usize)?;
     let stats = ctx.gpu.zeros::<u64>(5)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
-    b.arg(&bar).arg(&ROUNDS).arg(&slots).arg(&stats);
+    b.arg(&bar).arg(&GRID_ROUNDS).arg(&slots).arg(&stats);
     let took = unsafe { ctx.launch_cooperative_and_wait(b, cfg, TIMEOUT) }?;
-    let s = ctx.gpu.download(&stats)?;
+    let s = grid_stats(ctx, &stats, blocks)?;
     let word = ctx.gpu.download(&bar)?[0];
-    let s = Stats::new(&s);
-    s.check(
-        ROUNDS as u64 * (blocks * THREADS) as u64,
-        ROUNDS as u64 * blocks as u64,
-    )?;
     // Every phase adds 0x8000_0000 in all.
-    let want_word = ROUNDS.wrapping_mul(0x8000_0000);
+    let want_word = GRID_ROUNDS.wrapping_mul(0x8000_0000);
     if word != want_word {
         return Err(format!(
-            "barrier word {word:#x} after {ROUNDS} phases (expected {want_word:#x})"
+            "barrier word {word:#x} after {GRID_ROUNDS} phases (expected {want_word:#x})"
         )
         .into());
     }
     Ok(format!(
-        "{ROUNDS} grid phases x {blocks} blocks ({} per SM x {} SMs) x {THREADS} threads, {} neighbour checks, 0 stale; {:.2} us per phase",
+        "{GRID_ROUNDS} grid phases x {blocks} blocks ({} per SM x {} SMs) x {GRID_THREADS} threads, {} neighbour checks, 0 stale; {:.2} us per phase",
         limit.blocks_per_sm,
         limit.sms,
         s.checks,
-        took.as_secs_f64() * 1e6 / ROUNDS as f64
+        took.as_secs_f64() * 1e6 / GRID_ROUNDS as f64
     ))
 }
 
 fn barrier_gpu(ctx: &Ctx) -> Result<String> {
-    const THREADS: u32 = 128;
-    const ROUNDS: u32 = 100_000;
     let kernel = ctx.kernel("barrier_gpu_exchange")?;
     let blocks = 2 * ctx.gpu.sm_count();
     // Waiting on other blocks needs them all resident: a cooperative launch guarantees it.
-    let cfg = ctx.gpu.cooperative_config(&kernel, blocks, THREADS, 0)?;
+    let cfg = ctx
+        .gpu
+        .cooperative_config(&kernel, blocks, GRID_THREADS, 0)?;
     // A fresh Barrier<Gpu> of `blocks` threads: one u64 (device/src/barrier.rs).
     let fresh = init_word(blocks);
     let bar = ctx.gpu.upload(&[fresh])?;
     let counter = ctx.gpu.zeros::<u32>(1)?;
-    let slots = ctx.gpu.zeros::<u32>(2 * (blocks * THREADS) as usize)?;
+    let slots = ctx.gpu.zeros::<u32>(2 * (blocks * GRID_THREADS) as usize)?;
     let stats = ctx.gpu.zeros::<u64>(5)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&bar)
         .arg(&counter)
-        .arg(&ROUNDS)
+        .arg(&GRID_ROUNDS)
         .arg(&slots)
         .arg(&stats);
     let took = unsafe { ctx.launch_cooperative_and_wait(b, cfg, TIMEOUT) }?;
-    let s = ctx.gpu.download(&stats)?;
+    let s = grid_stats(ctx, &stats, blocks)?;
     let bar = ctx.gpu.download(&bar)?;
     let counter = ctx.gpu.download(&counter)?[0];
-    let s = Stats::new(&s);
-    s.check(
-        ROUNDS as u64 * (blocks * THREADS) as u64,
-        ROUNDS as u64 * blocks as u64,
-    )?;
-    let completions = ROUNDS.div_ceil(3);
-    // After ROUNDS phases: the fresh word with the phase bit of ROUNDS.
-    let want_word = fresh | (ROUNDS as u64 & 1) << 63;
+    let completions = GRID_ROUNDS.div_ceil(3);
+    // After GRID_ROUNDS phases: the fresh word with the phase bit of GRID_ROUNDS.
+    let want_word = fresh | (GRID_ROUNDS as u64 & 1) << 63;
     if counter != completions || bar != [want_word] {
         return Err(format!(
             "completion counter {counter} (expected {completions}), barrier word {bar:x?} (expected [{want_word:#x}])"
         ).into());
     }
     Ok(format!(
-        "{ROUNDS} phases x {blocks} blocks x {THREADS} threads (thread 0 arrives: arrive_and_wait_with, arrive+wait, arrive_and_wait), {} neighbour checks, 0 stale, {completions} completions each seen by every thread; {:.2} us per phase",
+        "{GRID_ROUNDS} phases x {blocks} blocks x {GRID_THREADS} threads (thread 0 arrives: arrive_and_wait_with, arrive+wait, arrive_and_wait), {} neighbour checks, 0 stale, {completions} completions each seen by every thread; {:.2} us per phase",
         s.checks,
-        took.as_secs_f64() * 1e6 / ROUNDS as f64
+        took.as_secs_f64() * 1e6 / GRID_ROUNDS as f64
     ))
 }
 
