@@ -468,6 +468,34 @@ fn message_passing(ctx: &Ctx, mem: Mem) -> Result<String> {
 const BLOCKS: u32 = 4;
 const THREADS: u32 = 64;
 
+/// Runs kernel `name` on both GPUs at once, `BLOCKS` cooperative blocks of `THREADS` each
+/// (scalars: its first block, all blocks, `rounds`), and checks its stats ([`check_rounds`]):
+/// `Ok` holds the time, the shared words back and the peer words read right.
+fn run_rounds(
+    two: &Two,
+    shared: Shared,
+    name: &str,
+    rounds: u32,
+) -> Result<(Duration, Shared, u64)> {
+    let blocks = 2 * BLOCKS;
+    let stats = [
+        two.gpus[0].zeros::<u32>(4 * BLOCKS as usize)?,
+        two.gpus[1].zeros::<u32>(4 * BLOCKS as usize)?,
+    ];
+    let half = |g: usize| Half {
+        g,
+        name,
+        grid: BLOCKS,
+        block: THREADS,
+        cooperative: true,
+        scalars: vec![g as u32 * BLOCKS, blocks, rounds],
+        stats: &stats[g],
+    };
+    let (took, shared) = run(two, shared, &[half(1), half(0)])?;
+    let ok = check_rounds(two, [&stats[0], &stats[1]], rounds * blocks)?;
+    Ok((took, shared, ok))
+}
+
 /// Checks the per-block `[right, stale, wrong phase, timeouts]` counts of both GPUs.
 fn check_rounds(two: &Two, stats: [&CudaSlice<u32>; 2], per_thread_ok: u32) -> Result<u64> {
     let mut ok = 0u64;
@@ -499,21 +527,7 @@ fn latch(ctx: &Ctx, mem: Mem) -> Result<String> {
     for r in 0..ROUNDS {
         shared.write(latch::latch(r), &[total])?;
     }
-    let stats = [
-        two.gpus[0].zeros::<u32>(4 * BLOCKS as usize)?,
-        two.gpus[1].zeros::<u32>(4 * BLOCKS as usize)?,
-    ];
-    let half = |g: usize| Half {
-        g,
-        name: "multi_latch_rounds",
-        grid: BLOCKS,
-        block: THREADS,
-        cooperative: true,
-        scalars: vec![g as u32 * BLOCKS, blocks, ROUNDS],
-        stats: &stats[g],
-    };
-    let (took, shared) = run(&two, shared, &[half(1), half(0)])?;
-    let ok = check_rounds(&two, [&stats[0], &stats[1]], ROUNDS * blocks)?;
+    let (took, shared, ok) = run_rounds(&two, shared, "multi_latch_rounds", ROUNDS)?;
     let words = shared.read()?;
     for r in 0..ROUNDS {
         if words[latch::latch(r)] != 0 {
@@ -551,21 +565,7 @@ fn barrier(ctx: &Ctx, mem: Mem) -> Result<String> {
     let shared = Shared::new(&two, mem, barrier::words(total), true)?;
     let word = init_word(total);
     shared.write(0, &[word as u32, (word >> 32) as u32])?;
-    let stats = [
-        two.gpus[0].zeros::<u32>(4 * BLOCKS as usize)?,
-        two.gpus[1].zeros::<u32>(4 * BLOCKS as usize)?,
-    ];
-    let half = |g: usize| Half {
-        g,
-        name: "multi_barrier_phases",
-        grid: BLOCKS,
-        block: THREADS,
-        cooperative: true,
-        scalars: vec![g as u32 * BLOCKS, blocks, PHASES],
-        stats: &stats[g],
-    };
-    let (took, shared) = run(&two, shared, &[half(1), half(0)])?;
-    let ok = check_rounds(&two, [&stats[0], &stats[1]], PHASES * blocks)?;
+    let (took, shared, ok) = run_rounds(&two, shared, "multi_barrier_phases", PHASES)?;
     let words = shared.read()?;
     let after = words[0] as u64 | (words[1] as u64) << 32;
     let want = word | ((PHASES % 2) as u64) << 63;
