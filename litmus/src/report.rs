@@ -165,30 +165,66 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// One cell of the CSV and the JSON (the same columns, in the same order, in both).
+enum Cell {
+    /// Free text: quoted where CSV needs it, a JSON string.
+    Text(String),
+    /// A fixed word (scope, verdict): bare in CSV, a JSON string.
+    Word(String),
+    /// A number or boolean, written as is in both.
+    Raw(String),
+}
+
+/// The columns before `outcomes` (which each format writes its own way): the CSV header and
+/// the JSON keys of [`cells`].
+const COLUMNS: [&str; 13] = [
+    "test",
+    "variant",
+    "scope",
+    "placement",
+    "claim",
+    "instances",
+    "weak",
+    "forbidden",
+    "impossible",
+    "weak_per_million",
+    "launches",
+    "seconds",
+    "verdict",
+];
+
+/// A row's [`COLUMNS`].
+fn cells(r: &Row) -> [Cell; 13] {
+    use Cell::*;
+    [
+        Text(r.test.clone()),
+        Text(r.variant.clone()),
+        Word(r.scope.clone()),
+        Text(r.placement.clone()),
+        Raw(r.claim.to_string()),
+        Raw(r.instances.to_string()),
+        Raw(r.weak().to_string()),
+        Raw(r.forbidden().to_string()),
+        Raw(r.impossible().to_string()),
+        Raw(format!("{:.3}", r.weak_per_million())),
+        Raw(r.launches.to_string()),
+        Raw(format!("{:.3}", r.seconds)),
+        Word(r.verdict().to_string()),
+    ]
+}
+
 /// CSV: one line per row, outcomes as `label: count` joined by `; `.
 pub fn csv(rows: &[Row]) -> String {
-    let mut out = String::from(
-        "test,variant,scope,placement,claim,instances,weak,forbidden,impossible,weak_per_million,launches,seconds,verdict,outcomes\n",
-    );
+    let mut out = format!("{},outcomes\n", COLUMNS.join(","));
     for r in rows {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{:.3},{},{:.3},{},{}",
-            csv_field(&r.test),
-            csv_field(&r.variant),
-            r.scope,
-            csv_field(&r.placement),
-            r.claim,
-            r.instances,
-            r.weak(),
-            r.forbidden(),
-            r.impossible(),
-            r.weak_per_million(),
-            r.launches,
-            r.seconds,
-            r.verdict(),
-            csv_field(&r.outcome_list())
-        );
+        for cell in cells(r) {
+            match cell {
+                Cell::Text(s) => out.push_str(&csv_field(&s)),
+                Cell::Word(s) | Cell::Raw(s) => out.push_str(&s),
+            }
+            out.push(',');
+        }
+        let _ = writeln!(out, "{}", csv_field(&r.outcome_list()));
     }
     out
 }
@@ -220,6 +256,14 @@ pub fn json(rows: &[Row], extra: &[(&str, String)]) -> String {
     }
     out.push_str("  \"rows\": [\n");
     for (n, r) in rows.iter().enumerate() {
+        out.push_str("    {");
+        for (name, cell) in COLUMNS.iter().zip(cells(r)) {
+            let value = match cell {
+                Cell::Text(s) | Cell::Word(s) => json_str(&s),
+                Cell::Raw(s) => s,
+            };
+            let _ = write!(out, "{}: {value}, ", json_str(name));
+        }
         let outcomes: Vec<String> = r
             .outcomes
             .iter()
@@ -232,27 +276,7 @@ pub fn json(rows: &[Row], extra: &[(&str, String)]) -> String {
                 )
             })
             .collect();
-        let _ = write!(
-            out,
-            "    {{\"test\": {}, \"variant\": {}, \"scope\": {}, \"placement\": {}, \"claim\": {}, \
-             \"instances\": {}, \"weak\": {}, \"forbidden\": {}, \"impossible\": {}, \
-             \"weak_per_million\": {:.3}, \"launches\": {}, \"seconds\": {:.3}, \"verdict\": {}, \
-             \"outcomes\": [{}]}}",
-            json_str(&r.test),
-            json_str(&r.variant),
-            json_str(&r.scope),
-            json_str(&r.placement),
-            r.claim,
-            r.instances,
-            r.weak(),
-            r.forbidden(),
-            r.impossible(),
-            r.weak_per_million(),
-            r.launches,
-            r.seconds,
-            json_str(r.verdict()),
-            outcomes.join(", ")
-        );
+        let _ = write!(out, "\"outcomes\": [{}]}}", outcomes.join(", "));
         out.push_str(if n + 1 < rows.len() { ",\n" } else { "\n" });
     }
     out.push_str("  ]\n}\n");
