@@ -3,7 +3,7 @@
 //! float adds with exactly representable steps, sm_90 vector adds and min/max, and float
 //! min/max as compare-exchange loops. Every buffer is `u32` words; the host decodes lanes.
 
-use crate::global_id;
+use crate::{global_id, rmw_order};
 use ptx_sync::{block, Atomic, Cta, F16x2, Gpu, Ordering, Scope, F16};
 
 #[allow(dead_code)]
@@ -14,18 +14,6 @@ mod data {
 use data::{minmax_value, mix};
 #[cfg(target_feature = "sm_90")]
 use data::{small_value, HALF_STEPS};
-
-/// An order chosen at run time, so every `.sem` arm of the loops runs.
-#[inline(always)]
-fn rmw_order(code: u32) -> Ordering {
-    match code % 5 {
-        0 => Ordering::Relaxed,
-        1 => Ordering::Acquire,
-        2 => Ordering::Release,
-        3 => Ordering::AcqRel,
-        _ => Ordering::SeqCst,
-    }
-}
 
 // The bytes of one small-integer region (the host decodes the same layout), 512 in all:
 // `[0, 64)` 64 `u8` counters, `[64, 128)` 32 `u16` counters, `[128, 192)` 64 `i8` bit words,

@@ -1,25 +1,12 @@
 //! Kernels of the atomics integration tests (tests/src/cases/atomics.rs).
 
-use crate::global_id;
+use crate::{global_id, rmw_order};
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 #[cfg(target_feature = "sm_90")]
 use ptx_sync::Cluster;
 use ptx_sync::{Atomic, Cta, Gpu, Ordering, Scope, Sys};
 
 include!("../../mix.rs");
-
-/// An order chosen at run time: every `.sem` arm of the wrappers survives into the PTX and is
-/// exercised by the same kernel.
-#[inline(always)]
-fn rmw_order(code: u32) -> Ordering {
-    match code % 5 {
-        0 => Ordering::Relaxed,
-        1 => Ordering::Acquire,
-        2 => Ordering::Release,
-        3 => Ordering::AcqRel,
-        _ => Ordering::SeqCst,
-    }
-}
 
 /// Orders a `red` accepts.
 #[inline(always)]
@@ -146,26 +133,21 @@ macro_rules! contend_int {
     };
 }
 
-contend_int!(contend_u32_cta, u32, Cta);
-#[cfg(target_feature = "sm_90")] // cluster scope is sm_90+
-contend_int!(contend_u32_cluster, u32, Cluster);
-contend_int!(contend_u32_gpu, u32, Gpu);
-contend_int!(contend_u32_sys, u32, Sys);
-contend_int!(contend_i32_cta, i32, Cta);
-#[cfg(target_feature = "sm_90")] // cluster scope is sm_90+
-contend_int!(contend_i32_cluster, i32, Cluster);
-contend_int!(contend_i32_gpu, i32, Gpu);
-contend_int!(contend_i32_sys, i32, Sys);
-contend_int!(contend_u64_cta, u64, Cta);
-#[cfg(target_feature = "sm_90")] // cluster scope is sm_90+
-contend_int!(contend_u64_cluster, u64, Cluster);
-contend_int!(contend_u64_gpu, u64, Gpu);
-contend_int!(contend_u64_sys, u64, Sys);
-contend_int!(contend_i64_cta, i64, Cta);
-#[cfg(target_feature = "sm_90")] // cluster scope is sm_90+
-contend_int!(contend_i64_cluster, i64, Cluster);
-contend_int!(contend_i64_gpu, i64, Gpu);
-contend_int!(contend_i64_sys, i64, Sys);
+/// `contend_int!` for one type at the four scopes (cluster scope is sm_90+).
+macro_rules! contend_int_scopes {
+    ($t:ty: $cta:ident, $cluster:ident, $gpu:ident, $sys:ident) => {
+        contend_int!($cta, $t, Cta);
+        #[cfg(target_feature = "sm_90")]
+        contend_int!($cluster, $t, Cluster);
+        contend_int!($gpu, $t, Gpu);
+        contend_int!($sys, $t, Sys);
+    };
+}
+
+contend_int_scopes!(u32: contend_u32_cta, contend_u32_cluster, contend_u32_gpu, contend_u32_sys);
+contend_int_scopes!(i32: contend_i32_cta, contend_i32_cluster, contend_i32_gpu, contend_i32_sys);
+contend_int_scopes!(u64: contend_u64_cta, contend_u64_cluster, contend_u64_gpu, contend_u64_sys);
+contend_int_scopes!(i64: contend_i64_cta, contend_i64_cluster, contend_i64_gpu, contend_i64_sys);
 
 macro_rules! contend_float {
     ($name:ident, $t:ty, $S:ty) => {
@@ -191,12 +173,17 @@ macro_rules! contend_float {
     };
 }
 
-contend_float!(contend_f32_cta, f32, Cta);
-contend_float!(contend_f32_gpu, f32, Gpu);
-contend_float!(contend_f32_sys, f32, Sys);
-contend_float!(contend_f64_cta, f64, Cta);
-contend_float!(contend_f64_gpu, f64, Gpu);
-contend_float!(contend_f64_sys, f64, Sys);
+/// `contend_float!` for one type at Cta, Gpu and Sys scope.
+macro_rules! contend_float_scopes {
+    ($t:ty: $cta:ident, $gpu:ident, $sys:ident) => {
+        contend_float!($cta, $t, Cta);
+        contend_float!($gpu, $t, Gpu);
+        contend_float!($sys, $t, Sys);
+    };
+}
+
+contend_float_scopes!(f32: contend_f32_cta, contend_f32_gpu, contend_f32_sys);
+contend_float_scopes!(f64: contend_f64_cta, contend_f64_gpu, contend_f64_sys);
 
 /// Each `fetch_add` on one grid-wide counter returns a ticket; `seen[ticket]` counts how often
 /// each ticket was handed out. Every ticket in 0..threads*iters must be seen exactly once.

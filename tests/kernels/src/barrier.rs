@@ -35,6 +35,21 @@ unsafe fn report(
     }
 }
 
+/// Writes phase `i`'s value (`i + 1`) into block thread `t`'s slot of that phase's half of the
+/// double buffer `buf` (`n` slots a half) and returns the half.
+#[inline(always)]
+unsafe fn write_slot(buf: *mut u32, i: u32, n: u32, t: u32) -> *mut u32 {
+    let slots = buf.add((i & 1) as usize * n as usize);
+    *slots.add(t as usize) = i + 1;
+    slots
+}
+
+/// 1 if slot `k` of `slots` does not hold phase `i`'s value yet.
+#[inline(always)]
+unsafe fn stale(slots: *const u32, k: u32, i: u32) -> u32 {
+    (*slots.add(k as usize) != i + 1) as u32
+}
+
 /// `BlockBarrier` (mbarrier) at the start of the dynamic shared memory, `2 * threads` u32
 /// slots after it (launch with `16 + 8 * threads` bytes). Phase `i` uses `arrive_and_wait`
 /// (i % 3 == 0), `arrive` + work + `wait` (1), or `arrive` + polling `test_wait` (2). At
@@ -54,8 +69,7 @@ pub unsafe extern "ptx-kernel" fn block_barrier_exchange(iters: u32, stats: *mut
     let drop_at = iters / 2;
     let (mut errors, mut checks, mut phases, mut acc) = (0u32, 0u32, 0u32, t);
     for i in 0..iters {
-        let slots = buf.add((i & 1) as usize * n as usize);
-        *slots.add(t as usize) = i + 1;
+        let slots = write_slot(buf, i, n, t);
         if i == drop_at && t % 2 == 1 {
             bar.arrive_and_drop();
             break;
@@ -74,7 +88,7 @@ pub unsafe extern "ptx-kernel" fn block_barrier_exchange(iters: u32, stats: *mut
         }
         phases += 1;
         let next = if i < drop_at { t + 1 } else { t + 2 };
-        errors += (*slots.add((next % n) as usize) != i + 1) as u32;
+        errors += stale(slots, next % n, i);
         checks += 1;
     }
     report(stats, errors, checks, 0, phases, acc);
@@ -102,8 +116,7 @@ pub unsafe extern "ptx-kernel" fn barrier_cta_exchange(iters: u32, stats: *mut u
     let drop_at = iters / 2;
     let (mut errors, mut checks, mut ctr_errors, mut phases, mut acc) = (0u32, 0u32, 0u32, 0u32, t);
     for i in 0..iters {
-        let slots = buf.add((i & 1) as usize * n as usize);
-        *slots.add(t as usize) = i + 1;
+        let slots = write_slot(buf, i, n, t);
         if i == drop_at && t % 2 == 1 {
             bar.arrive_and_drop();
             break;
@@ -120,7 +133,7 @@ pub unsafe extern "ptx-kernel" fn barrier_cta_exchange(iters: u32, stats: *mut u
         phases += 1;
         ctr_errors += (*counter != i / 3 + 1) as u32;
         let next = if i < drop_at { t + 1 } else { t + 2 };
-        errors += (*slots.add((next % n) as usize) != i + 1) as u32;
+        errors += stale(slots, next % n, i);
         checks += 1;
     }
     report(stats, errors, checks, ctr_errors, phases, acc);
@@ -146,8 +159,7 @@ pub unsafe extern "ptx-kernel" fn grid_barrier_exchange(
         *buf.add((b * threads + t) as usize) = r + 1;
         grid.sync();
         phases += 1;
-        let other = ((b + 1) % blocks) * threads + t;
-        errors += (*buf.add(other as usize) != r + 1) as u32;
+        errors += stale(buf, ((b + 1) % blocks) * threads + t, r);
         checks += 1;
     }
     report(stats, errors, checks, 0, phases, 0);
@@ -188,8 +200,7 @@ pub unsafe extern "ptx-kernel" fn barrier_gpu_exchange(
         block::sync();
         phases += 1;
         ctr_errors += (*counter != r / 3 + 1) as u32;
-        let other = ((b + 1) % blocks) * threads + t;
-        errors += (*buf.add(other as usize) != r + 1) as u32;
+        errors += stale(buf, ((b + 1) % blocks) * threads + t, r);
         checks += 1;
     }
     report(stats, errors, checks, ctr_errors, phases, 0);

@@ -61,6 +61,33 @@ impl Completion for Census {
     }
 }
 
+/// Writes barrier `k` of `bars` (`members` participants), its completion counting into
+/// `count[k]` and `bad[k]`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn init_census<S: Scope>(
+    bars: *mut Barrier<S, NanoSleep, Census>,
+    count: *mut u32,
+    bad: *mut u32,
+    slots: *const u32,
+    k: u32,
+    objects: u32,
+    members: u32,
+    full: u32,
+) {
+    let census = Census {
+        count: count.add(k as usize),
+        bad: bad.add(k as usize),
+        slots,
+        k,
+        objects,
+        members,
+        full,
+    };
+    bars.add(k as usize)
+        .write(Barrier::<S>::with_completion(members, census));
+}
+
 /// `stats` (u64, atomics): `[0]` threads released from a phase that saw a completion count
 /// other than that phase's, `[1]` such checks, `[2]` timed waits that timed out, `[3]` unused
 /// (keeps the work between arrive and wait alive).
@@ -144,31 +171,12 @@ pub unsafe extern "ptx-kernel" fn barrier_completion_cta(
     if t < objects {
         *count.add(t as usize) = 0;
         *bad.add(t as usize) = 0;
-        let census = Census {
-            count: count.add(t as usize),
-            bad: bad.add(t as usize),
-            slots,
-            k: t,
-            objects,
-            members,
-            full,
-        };
-        bars.add(t as usize)
-            .write(Barrier::<Cta>::with_completion(members, census));
+        init_census(bars, count, bad, slots, t, objects, members, full);
     }
     block::sync();
     let k = t % objects;
-    run(
-        &*bars.add(k as usize),
-        count.add(k as usize),
-        slots,
-        t,
-        t / objects,
-        members,
-        full,
-        extra,
-        stats,
-    );
+    let (bar, ctr) = (&*bars.add(k as usize), count.add(k as usize));
+    run(bar, ctr, slots, t, t / objects, members, full, extra, stats);
     block::sync();
     if t < objects {
         *out.add((2 * (b * objects + t)) as usize) = *count.add(t as usize);
@@ -201,17 +209,7 @@ pub unsafe extern "ptx-kernel" fn barrier_completion_gpu(
     let slots = bad.add(objects as usize + 1);
     let members = threads / objects;
     if b == 0 && t < objects {
-        let census = Census {
-            count: count.add(t as usize),
-            bad: bad.add(t as usize),
-            slots,
-            k: t,
-            objects,
-            members,
-            full,
-        };
-        bars.add(t as usize)
-            .write(Barrier::<Gpu>::with_completion(members, census));
+        init_census(bars, count, bad, slots, t, objects, members, full);
     }
     // Block 0: the barriers are written before its thread 0 releases the flag (the block
     // barrier orders them, the release is cumulative); the other blocks see them after their
@@ -226,15 +224,6 @@ pub unsafe extern "ptx-kernel" fn barrier_completion_gpu(
     }
     block::sync();
     let k = g % objects;
-    run(
-        &*bars.add(k as usize),
-        count.add(k as usize),
-        slots,
-        g,
-        g / objects,
-        members,
-        full,
-        extra,
-        stats,
-    );
+    let (bar, ctr) = (&*bars.add(k as usize), count.add(k as usize));
+    run(bar, ctr, slots, g, g / objects, members, full, extra, stats);
 }

@@ -42,6 +42,20 @@ pub(crate) fn global_id() -> u32 {
     unsafe { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as u32 }
 }
 
+/// An order chosen at run time from `code`: every `.sem` arm of the wrappers survives into the
+/// PTX and is exercised by the same kernel.
+#[inline(always)]
+pub(crate) fn rmw_order(code: u32) -> ptx_sync::Ordering {
+    use ptx_sync::Ordering;
+    match code % 5 {
+        0 => Ordering::Relaxed,
+        1 => Ordering::Acquire,
+        2 => Ordering::Release,
+        3 => Ordering::AcqRel,
+        _ => Ordering::SeqCst,
+    }
+}
+
 /// Independent arithmetic between a split arrive and wait (the barrier tests' "work").
 #[inline(always)]
 pub(crate) fn work(acc: u32) -> u32 {

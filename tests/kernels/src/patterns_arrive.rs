@@ -44,6 +44,26 @@ fn tag(r: u32, g: u32) -> u32 {
     ((r + 1) << 24) | g
 }
 
+/// Writes thread `g`'s round-`r` value into that round's half of the double buffer `values`
+/// (`n` threads) and returns the half.
+#[inline(always)]
+unsafe fn publish(values: *mut u32, r: u32, g: u32, n: u32) -> *mut u32 {
+    let buf = values.add((r & 1) as usize * n as usize);
+    *buf.add(g as usize) = tag(r, g);
+    buf
+}
+
+/// `f(i)` for the items `i < n` that block thread `t` (of `threads`) takes in a block-strided
+/// loop.
+#[inline(always)]
+fn block_stride(t: u32, threads: u32, n: u32, mut f: impl FnMut(usize)) {
+    let mut i = t;
+    while i < n {
+        f(i as usize);
+        i += threads;
+    }
+}
+
 /// A thread's counts, added to `stats` once at the end.
 #[derive(Default)]
 struct Counts {
@@ -83,6 +103,13 @@ impl Counts {
             self.checks += 1;
         }
     }
+
+    /// Checks an arrival count seen after round `r` of an object with `m` members: every
+    /// member of round `r` has added, and no one can be past round `r + 1`.
+    #[inline(always)]
+    fn check_arrivals(&mut self, seen: u32, r: u32, m: u32) {
+        self.counter += (seen < (r + 1) * m || seen > (r + 2) * m - 1) as u32;
+    }
 }
 
 /// Global index of this thread (any block and grid shape: blocks and threads flattened).
@@ -118,8 +145,7 @@ unsafe fn latch_round<S: Scope>(
     c: &mut Counts,
 ) {
     let (a, w) = (*arrive.add(g as usize), *wait.add(g as usize));
-    let buf = values.add((r & 1) as usize * n as usize);
-    *buf.add(g as usize) = tag(r, g);
+    let buf = publish(values, r, g, n);
     // A thread that counts down also waits (the double buffering relies on it).
     if w == NONE {
         return;
@@ -202,19 +228,15 @@ pub unsafe extern "ptx-kernel" fn pattern_latch_cta(
     let passed = passed.add(b * nobj_);
     let mut c = Counts::default();
     for r in 0..rounds {
-        let mut i = t;
-        while i < nobj {
-            *smem.add(i as usize) = *init.add(b * nobj_ + i as usize);
-            i += threads;
-        }
+        block_stride(t, threads, nobj, |i| {
+            *smem.add(i) = *init.add(b * nobj_ + i)
+        });
         block::sync();
         latch_round::<Cta>(smem, r, g, n, arrive, wait, peers, values, passed, &mut c);
         block::sync();
-        let mut i = t;
-        while i < nobj {
-            *out.add((r as usize * blocks + b) * nobj_ + i as usize) = *smem.add(i as usize);
-            i += threads;
-        }
+        block_stride(t, threads, nobj, |i| {
+            *out.add((r as usize * blocks + b) * nobj_ + i) = *smem.add(i)
+        });
     }
     c.report(stats);
 }
@@ -248,8 +270,7 @@ unsafe fn barrier_round<S: Scope>(
     c: &mut Counts,
 ) {
     let o = *obj.add(g as usize);
-    let buf = values.add((r & 1) as usize * n as usize);
-    *buf.add(g as usize) = tag(r, g);
+    let buf = publish(values, r, g, n);
     if o == NONE {
         return;
     }
@@ -273,8 +294,7 @@ unsafe fn barrier_round<S: Scope>(
     let w = Atomic::<u64, S>::from_ptr(word).load(Acquire);
     c.state += ((w >> 63) as u32 != (r + 1) & 1 || w as u32 != (1 << 31) - m) as u32;
     c.counter += (*ctr != r / 3 + 1) as u32;
-    let seen = count.load(Relaxed);
-    c.counter += (seen < (r + 1) * m || seen > (r + 2) * m - 1) as u32;
+    c.check_arrivals(count.load(Relaxed), r, m);
     c.check_peers(r, g, peers, buf);
 }
 
@@ -327,12 +347,10 @@ pub unsafe extern "ptx-kernel" fn pattern_barrier_cta(
     let (t, threads) = (block::thread_rank(), block::dim_x());
     let base = block::rank() as usize * nobj as usize;
     let (ctrs, arrived, members) = (ctrs.add(base), arrived.add(base), members.add(base));
-    let mut i = t;
-    while i < nobj {
-        let m = *members.add(i as usize);
-        Barrier::<Cta>::from_ptr(smem.add(i as usize)).init(if m == 0 { 5 } else { m });
-        i += threads;
-    }
+    block_stride(t, threads, nobj, |i| {
+        let m = *members.add(i);
+        Barrier::<Cta>::from_ptr(smem.add(i)).init(if m == 0 { 5 } else { m });
+    });
     block::sync();
     let mut c = Counts::default();
     for r in 0..rounds {
@@ -341,12 +359,9 @@ pub unsafe extern "ptx-kernel" fn pattern_barrier_cta(
         );
     }
     block::sync();
-    let mut i = t;
-    while i < nobj {
-        let w = Atomic::<u64, Cta>::from_ptr(smem.add(i as usize));
-        *out.add(base + i as usize) = w.load(Relaxed);
-        i += threads;
-    }
+    block_stride(t, threads, nobj, |i| {
+        *out.add(base + i) = Atomic::<u64, Cta>::from_ptr(smem.add(i)).load(Relaxed)
+    });
     c.report(stats);
 }
 
@@ -378,18 +393,15 @@ pub unsafe extern "ptx-kernel" fn pattern_block_barrier(
     let (t, threads) = (block::thread_rank(), block::dim_x());
     let base = block::rank() as usize * nobj as usize;
     let (arrived, members) = (arrived.add(base), members.add(base));
-    let mut i = t;
-    while i < nobj {
-        let m = *members.add(i as usize);
-        BlockBarrier::from_ptr(smem.add(i as usize)).init(if m == 0 { 1 } else { m });
-        i += threads;
-    }
+    block_stride(t, threads, nobj, |i| {
+        let m = *members.add(i);
+        BlockBarrier::from_ptr(smem.add(i)).init(if m == 0 { 1 } else { m });
+    });
     block::sync();
     let o = *obj.add(g as usize);
     let mut c = Counts::default();
     for r in 0..rounds {
-        let buf = values.add((r & 1) as usize * n as usize);
-        *buf.add(g as usize) = tag(r, g);
+        let buf = publish(values, r, g, n);
         if o == NONE {
             continue;
         }
@@ -410,8 +422,7 @@ pub unsafe extern "ptx-kernel" fn pattern_block_barrier(
         }
         c.waits += 1;
         let m = *members.add(o as usize);
-        let seen = count.load(Relaxed);
-        c.counter += (seen < (r + 1) * m || seen > (r + 2) * m - 1) as u32;
+        c.check_arrivals(count.load(Relaxed), r, m);
         c.check_peers(r, g, peers, buf);
     }
     c.report(stats);
@@ -503,12 +514,7 @@ pub unsafe extern "ptx-kernel" fn pattern_wait_cta(
     let (g, n) = flat_id();
     let (t, threads) = (block::thread_rank(), block::dim_x());
     let (b, blocks) = (block::rank(), block::count());
-    let words = rounds * threads;
-    let mut i = t;
-    while i < words {
-        *smem.add(i as usize) = 0;
-        i += threads;
-    }
+    block_stride(t, threads, rounds * threads, |i| *smem.add(i) = 0);
     block::sync();
     let s = *src.add(g as usize);
     let s_g = if s == NONE { NONE } else { b * threads + s };
@@ -554,8 +560,7 @@ pub unsafe extern "ptx-kernel" fn pattern_grid_sync(
     ];
     let mut c = Counts::default();
     for r in 0..rounds {
-        let buf = values.add((r & 1) as usize * n as usize);
-        *buf.add(g as usize) = tag(r, g);
+        let buf = publish(values, r, g, n);
         if r.is_multiple_of(2) {
             spin.sync();
         } else {

@@ -27,7 +27,10 @@ pub(crate) trait Lock: Sized {
     /// Takes the lock at `p`, bumps its own data (if it has any), runs `f`, releases it.
     unsafe fn locked(p: *mut Self, f: impl FnOnce());
     /// The lock's own data (0 if it has none). Only read when no one holds the lock.
-    unsafe fn data(p: *mut Self) -> u32;
+    #[inline(always)]
+    unsafe fn data(_: *mut Self) -> u32 {
+        0
+    }
     /// Free units now: 1 for an unlocked lock, 0 for a held one; a semaphore's count.
     unsafe fn free(p: *mut Self) -> u32;
 }
@@ -56,49 +59,30 @@ impl<S: Scope> Lock for Mutex<u32, S> {
     }
 }
 
-impl<S: Scope> Lock for SpinLock<S> {
-    const UNITS: u32 = 1;
-    #[inline(always)]
-    unsafe fn init(p: *mut Self) {
-        p.write(Mutex::new(()));
-    }
-    #[inline(always)]
-    unsafe fn locked(p: *mut Self, f: impl FnOnce()) {
-        let g = Mutex::from_ptr(p).lock();
-        f();
-        drop(g);
-    }
-    #[inline(always)]
-    unsafe fn data(_: *mut Self) -> u32 {
-        0
-    }
-    #[inline(always)]
-    unsafe fn free(p: *mut Self) -> u32 {
-        Mutex::from_ptr(p).try_lock().is_some() as u32
-    }
+/// A lock with no data of its own whose guard releases it on drop.
+macro_rules! guard_lock {
+    ($lock:ty, $ctor:ident) => {
+        impl<S: Scope> Lock for $lock {
+            const UNITS: u32 = 1;
+            #[inline(always)]
+            unsafe fn init(p: *mut Self) {
+                p.write($ctor::new(()));
+            }
+            #[inline(always)]
+            unsafe fn locked(p: *mut Self, f: impl FnOnce()) {
+                let g = $ctor::from_ptr(p).lock();
+                f();
+                drop(g);
+            }
+            #[inline(always)]
+            unsafe fn free(p: *mut Self) -> u32 {
+                $ctor::from_ptr(p).try_lock().is_some() as u32
+            }
+        }
+    };
 }
-
-impl<S: Scope> Lock for TicketLock<(), S> {
-    const UNITS: u32 = 1;
-    #[inline(always)]
-    unsafe fn init(p: *mut Self) {
-        p.write(TicketLock::new(()));
-    }
-    #[inline(always)]
-    unsafe fn locked(p: *mut Self, f: impl FnOnce()) {
-        let g = TicketLock::from_ptr(p).lock();
-        f();
-        drop(g);
-    }
-    #[inline(always)]
-    unsafe fn data(_: *mut Self) -> u32 {
-        0
-    }
-    #[inline(always)]
-    unsafe fn free(p: *mut Self) -> u32 {
-        TicketLock::from_ptr(p).try_lock().is_some() as u32
-    }
-}
+guard_lock!(SpinLock<S>, Mutex);
+guard_lock!(TicketLock<(), S>, TicketLock);
 
 /// A semaphore used as a lock: one unit (`BinarySemaphore`, or `Semaphore<_, 4>` holding 1).
 impl<S: Scope, const MAX: u32> Lock for Semaphore<S, MAX> {
@@ -113,10 +97,6 @@ impl<S: Scope, const MAX: u32> Lock for Semaphore<S, MAX> {
         s.acquire();
         f();
         s.release(1);
-    }
-    #[inline(always)]
-    unsafe fn data(_: *mut Self) -> u32 {
-        0
     }
     #[inline(always)]
     unsafe fn free(p: *mut Self) -> u32 {
@@ -134,20 +114,14 @@ impl<S: Scope, const N: u32> Lock for Counting<S, N> {
     unsafe fn init(p: *mut Self) {
         p.write(Counting(Semaphore::new(N)));
     }
+    /// As a semaphore used as a lock (`Counting` is `repr(transparent)` over it).
     #[inline(always)]
     unsafe fn locked(p: *mut Self, f: impl FnOnce()) {
-        let s = &(*p).0;
-        s.acquire();
-        f();
-        s.release(1);
-    }
-    #[inline(always)]
-    unsafe fn data(_: *mut Self) -> u32 {
-        0
+        <Semaphore<S, N> as Lock>::locked(p.cast(), f)
     }
     #[inline(always)]
     unsafe fn free(p: *mut Self) -> u32 {
-        (*p).0.available()
+        <Semaphore<S, N> as Lock>::free(p.cast())
     }
 }
 

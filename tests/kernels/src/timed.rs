@@ -18,6 +18,20 @@ pub const REGION: usize = 128;
 /// form, odd ones the `*_until` form of the same wait.
 pub const VARIANTS: u32 = 20;
 
+/// The `$sem` at `$p` (no free unit) `try_acquire_until($deadline)` (`$until`) or
+/// `try_acquire_for($budget)`: true if it reported the failure. (A macro, not a generic fn:
+/// the kernel's PTX stays what it was when each arm was written out.)
+macro_rules! semaphore_expires {
+    ($sem:ty, $p:expr, $until:expr, $deadline:expr, $budget:expr) => {{
+        let s = <$sem>::from_ptr($p);
+        !if $until {
+            s.try_acquire_until($deadline)
+        } else {
+            s.try_acquire_for($budget)
+        }
+    }};
+}
+
 /// One thread per block. Block `k` runs variant `k % VARIANTS` with a budget of `short_ns`
 /// (k < VARIANTS) or `long_ns`, on its own zeroed `REGION` of `mem`. Variants, `*_for(budget)`
 /// then `*_until(start + budget)`:
@@ -67,22 +81,8 @@ pub unsafe extern "ptx-kernel" fn timed_expire(
     let deadline = start + budget;
     let until = v % 2 == 1;
     let failed = match v / 2 {
-        0 => {
-            let s = Semaphore::<Gpu, 4>::from_ptr(region);
-            !if until {
-                s.try_acquire_until(deadline)
-            } else {
-                s.try_acquire_for(budget)
-            }
-        }
-        1 => {
-            let s = BinarySemaphore::<Gpu>::from_ptr(region);
-            !if until {
-                s.try_acquire_until(deadline)
-            } else {
-                s.try_acquire_for(budget)
-            }
-        }
+        0 => semaphore_expires!(Semaphore<Gpu, 4>, region, until, deadline, budget),
+        1 => semaphore_expires!(BinarySemaphore<Gpu>, region, until, deadline, budget),
         2 if until => latch.wait_until(deadline).is_err(),
         2 => latch.wait_for(budget).is_err(),
         3 if until => ticket.try_lock_until(deadline).is_none(),
@@ -121,6 +121,37 @@ pub const PAST_VARIANTS: u32 = 12;
 /// u64 words of `out` per block.
 pub const PAST_OUT: usize = 8;
 
+/// `timed_past_deadline`'s pair of `$sem`s (`$busy` with no unit, `$free` with one), each
+/// `try_acquire_until($past())`: (failed on `$busy`, succeeded on `$free`, no polls).
+macro_rules! semaphore_past {
+    ($sem:ty, $busy:expr, $free:expr, $past:expr) => {{
+        let (b, f) = (<$sem>::from_ptr($busy), <$sem>::from_ptr($free));
+        f.init(1);
+        let p = $past();
+        (!b.try_acquire_until(p), f.try_acquire_until(p), 0)
+    }};
+}
+
+/// `timed_past_deadline`'s pair of locks of type `$lock` (`busy` held by this thread, `free`
+/// unlocked), each `try_lock_until(past())`: (failed on `busy`, succeeded on `free`, no polls).
+macro_rules! lock_past {
+    ($lock:ty, $busy:expr, $free:expr, $past:expr) => {{
+        let (b, f) = (
+            <$lock>::from_ptr($busy.cast()),
+            <$lock>::from_ptr($free.cast()),
+        );
+        let held = b.lock();
+        let p = $past();
+        let r = (
+            b.try_lock_until(p).is_none(),
+            f.try_lock_until(p).is_some(), // the guard unlocks it again
+            0,
+        );
+        drop(held);
+        r
+    }};
+}
+
 /// One thread per block; block `k` runs variant `k` on its own zeroed `REGION` of `mem`, with
 /// two deadlines that have passed (`Instant::from_nanos(0)`, and `Instant::now()` read before
 /// the call), each against an object that is not available (the wait must return its
@@ -156,69 +187,17 @@ pub unsafe extern "ptx-kernel" fn timed_past_deadline(mem: *mut u32, out: *mut u
         // (the unavailable object's result is a failure, the available one's a success)
         let start = Instant::now();
         let (failed, succeeded, polls) = match k {
-            0 => {
-                let (b, f) = (
-                    Semaphore::<Gpu, 4>::from_ptr(busy),
-                    Semaphore::<Gpu, 4>::from_ptr(free),
-                );
-                f.init(1);
-                let p = past();
-                (!b.try_acquire_until(p), f.try_acquire_until(p), 0)
-            }
-            1 => {
-                let (b, f) = (
-                    BinarySemaphore::<Gpu>::from_ptr(busy),
-                    BinarySemaphore::<Gpu>::from_ptr(free),
-                );
-                f.init(1);
-                let p = past();
-                (!b.try_acquire_until(p), f.try_acquire_until(p), 0)
-            }
-            2 => {
-                let (b, f) = (
-                    BinarySemaphore::<Sys>::from_ptr(busy),
-                    BinarySemaphore::<Sys>::from_ptr(free),
-                );
-                f.init(1);
-                let p = past();
-                (!b.try_acquire_until(p), f.try_acquire_until(p), 0)
-            }
+            0 => semaphore_past!(Semaphore<Gpu, 4>, busy, free, past),
+            1 => semaphore_past!(BinarySemaphore<Gpu>, busy, free, past),
+            2 => semaphore_past!(BinarySemaphore<Sys>, busy, free, past),
             3 => {
                 let (b, f) = (Latch::<Gpu>::from_ptr(busy), Latch::<Gpu>::from_ptr(free));
                 b.init(1);
                 let p = past();
                 (b.wait_until(p).is_err(), f.wait_until(p).is_ok(), 0)
             }
-            4 => {
-                let (b, f) = (
-                    TicketLock::<u32, Gpu>::from_ptr(busy.cast()),
-                    TicketLock::<u32, Gpu>::from_ptr(free.cast()),
-                );
-                let held = b.lock();
-                let p = past();
-                let r = (
-                    b.try_lock_until(p).is_none(),
-                    f.try_lock_until(p).is_some(), // the guard unlocks it again
-                    0,
-                );
-                drop(held);
-                r
-            }
-            5 => {
-                let (b, f) = (
-                    Mutex::<u32, Gpu>::from_ptr(busy.cast()),
-                    Mutex::<u32, Gpu>::from_ptr(free.cast()),
-                );
-                let held = b.lock();
-                let p = past();
-                let r = (
-                    b.try_lock_until(p).is_none(),
-                    f.try_lock_until(p).is_some(),
-                    0,
-                );
-                drop(held);
-                r
-            }
+            4 => lock_past!(TicketLock<u32, Gpu>, busy, free, past),
+            5 => lock_past!(Mutex<u32, Gpu>, busy, free, past),
             6 => {
                 let (b, f) = (
                     Atomic::<u32, Gpu>::from_ptr(busy),
