@@ -263,7 +263,7 @@ fn record(side: &mut Side, sample: reference::Sample, warm: bool) {
                 side.ms.push(ms);
             }
         }
-        Err(e) => side.error = Some(e),
+        Err(e) => side.error = Some(e.to_string()),
     }
 }
 

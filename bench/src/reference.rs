@@ -2,6 +2,7 @@
 //! loaded here so its launches alternate with ours on the same (legacy default) stream.
 
 use libloading::{Library, Symbol};
+use ptx_sync_testkit::Result;
 use std::ffi::{c_char, c_double, c_float, c_int, CStr, CString};
 use std::path::Path;
 
@@ -11,11 +12,11 @@ pub struct Reference {
 }
 
 /// One timed launch: milliseconds and how many units of work (ops, round trips, barriers).
-pub type Sample = Result<(f64, f64), String>;
+pub type Sample = Result<(f64, f64)>;
 
 impl Reference {
     /// Loads `libreference.so`.
-    pub fn load(path: &Path) -> Result<Reference, String> {
+    pub fn load(path: &Path) -> Result<Reference> {
         // SAFETY: a library we built; its initializers only set up the CUDA runtime.
         let lib = unsafe { Library::new(path) }
             .map_err(|e| format!("loading {}: {e}", path.display()))?;
@@ -65,8 +66,8 @@ impl Reference {
             .into_owned();
         match rc {
             0 => Ok((ms as f64, units)),
-            1 => Err(format!("wrong result: {msg}")),
-            _ => Err(msg),
+            1 => Err(format!("wrong result: {msg}").into()),
+            _ => Err(msg.into()),
         }
     }
 }

@@ -9,7 +9,7 @@ use ptx_sync_host::cudarc::driver::{
     CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use ptx_sync_host::{Device, MappedBuffer, Module};
-use ptx_sync_testkit::launch_config;
+use ptx_sync_testkit::{launch_config, Result};
 use std::mem::size_of;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::time::Duration;
@@ -70,12 +70,12 @@ pub fn names() -> Vec<String> {
 }
 
 /// The shapes of reference.cu's `shape()`: (blocks, threads, iterations per thread).
-pub(crate) fn lock_shape(shape: &str) -> Result<(u32, u32, i32), String> {
+pub(crate) fn lock_shape(shape: &str) -> Result<(u32, u32, i32)> {
     Ok(match shape {
         "1x32" => (1, 32, 64),
         "132x32" => (132, 32, 16),
         "132x256" => (132, 256, 4),
-        _ => return Err(format!("unknown shape {shape}")),
+        _ => return Err(format!("unknown shape {shape}").into()),
     })
 }
 
@@ -83,22 +83,21 @@ pub(crate) fn lock_shape(shape: &str) -> Result<(u32, u32, i32), String> {
 fn semaphore(gpu: &Device, m: &Module, kind: &str, shape: &str) -> Sample {
     let (blocks, threads, iters) = lock_shape(shape)?;
     let max: u32 = if kind == "semaphore4" { 4 } else { 32 };
-    let k = m
-        .kernel(&format!("{kind}__holders"))
-        .map_err(|e| e.to_string())?;
-    let sem = gpu.upload(&[max]).map_err(|e| e.to_string())?;
-    let stats: CudaSlice<u32> = gpu.zeros(96).map_err(|e| e.to_string())?;
+    let k = m.kernel(&format!("{kind}__holders"))?;
+    let sem = gpu.upload(&[max])?;
+    let stats: CudaSlice<u32> = gpu.zeros(96)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&sem).arg(&stats).arg(&iters);
     let ms = timed(gpu, b, launch_config(blocks, threads, 0))?;
-    let h = gpu.download(&stats).map_err(|e| e.to_string())?;
-    let units = gpu.download(&sem).map_err(|e| e.to_string())?[0];
+    let h = gpu.download(&stats)?;
+    let units = gpu.download(&sem)?[0];
     let total = blocks * threads * iters as u32;
     if h[64] != total || h[32] > max || h[0] != 0 || units != max {
         return Err(format!(
             "wrong result: passes {}/{total}, most holders {} (max {max}), left {}, units {units}",
             h[64], h[32], h[0]
-        ));
+        )
+        .into());
     }
     Ok((ms, total as f64))
 }
@@ -106,21 +105,17 @@ fn semaphore(gpu: &Device, m: &Module, kind: &str, shape: &str) -> Sample {
 /// `Latch<Gpu>` fan-in: 500 rounds, a fresh latch of 132 per round, cooperative launch.
 fn latch(gpu: &Device, m: &Module) -> Sample {
     let (blocks, threads, rounds) = (132u32, 128u32, 500i32);
-    let k = m.kernel("latch__fan_in").map_err(|e| e.to_string())?;
-    let latches = gpu
-        .upload(&vec![blocks; rounds as usize])
-        .map_err(|e| e.to_string())?;
-    let arrived: CudaSlice<u32> = gpu.zeros(1).map_err(|e| e.to_string())?;
-    let errors: CudaSlice<u32> = gpu.zeros(1).map_err(|e| e.to_string())?;
-    let cfg = gpu
-        .cooperative_config(&k, blocks, threads, 0)
-        .map_err(|e| e.to_string())?;
+    let k = m.kernel("latch__fan_in")?;
+    let latches = gpu.upload(&vec![blocks; rounds as usize])?;
+    let arrived: CudaSlice<u32> = gpu.zeros(1)?;
+    let errors: CudaSlice<u32> = gpu.zeros(1)?;
+    let cfg = gpu.cooperative_config(&k, blocks, threads, 0)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&latches).arg(&arrived).arg(&rounds).arg(&errors);
     let ms = timed_cooperative(gpu, b, cfg)?;
-    let e = gpu.download(&errors).map_err(|e| e.to_string())?[0];
+    let e = gpu.download(&errors)?[0];
     if e != 0 {
-        return Err(format!("wrong result: {e} early wake-ups"));
+        return Err(format!("wrong result: {e} early wake-ups").into());
     }
     Ok((ms, rounds as f64))
 }
@@ -128,9 +123,9 @@ fn latch(gpu: &Device, m: &Module) -> Sample {
 /// Block barriers: 132 x 256 threads, 10000 phases, double-buffered neighbour exchange.
 fn block_barrier(gpu: &Device, m: &Module, kname: &str) -> Sample {
     let (blocks, threads, iters) = (132u32, 256u32, 10_000i32);
-    let k = m.kernel(kname).map_err(|e| e.to_string())?;
-    let errors: CudaSlice<u32> = gpu.zeros(1).map_err(|e| e.to_string())?;
-    let sink: CudaSlice<f32> = gpu.zeros(1).map_err(|e| e.to_string())?;
+    let k = m.kernel(kname)?;
+    let errors: CudaSlice<u32> = gpu.zeros(1)?;
+    let sink: CudaSlice<f32> = gpu.zeros(1)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&iters).arg(&errors);
     if kname.ends_with("split_arrive_wait") {
@@ -139,9 +134,9 @@ fn block_barrier(gpu: &Device, m: &Module, kname: &str) -> Sample {
     let mut c = launch_config(blocks, threads, 0);
     c.shared_mem_bytes = 16 + 2 * threads * 4;
     let ms = timed(gpu, b, c)?;
-    let e = gpu.download(&errors).map_err(|e| e.to_string())?[0];
+    let e = gpu.download(&errors)?[0];
     if e != 0 {
-        return Err(format!("wrong result: {e} stale neighbour reads"));
+        return Err(format!("wrong result: {e} stale neighbour reads").into());
     }
     Ok((ms, iters as f64))
 }
@@ -149,28 +144,23 @@ fn block_barrier(gpu: &Device, m: &Module, kname: &str) -> Sample {
 /// Grid barriers: 2000 rounds, 128 threads a block, cooperative launch.
 fn grid_barrier(gpu: &Device, m: &Module, kname: &str, blocks: u32) -> Sample {
     let rounds = 2000i32;
-    let k = m.kernel(kname).map_err(|e| e.to_string())?;
+    let k = m.kernel(kname)?;
     // GridBarrier: a zeroed u32 (the first half of this zeroed u64). Barrier<Gpu>: one u64,
     // a fresh barrier of `blocks`.
     let bar = if kname.contains("grid_sync") {
         gpu.upload(&[0u64])
     } else {
         gpu.upload(&[ptx_sync::barrier::init_word(blocks)])
-    }
-    .map_err(|e| e.to_string())?;
-    let slots = gpu
-        .upload(&vec![-1i32; 2 * blocks as usize])
-        .map_err(|e| e.to_string())?;
-    let errors: CudaSlice<u32> = gpu.zeros(1).map_err(|e| e.to_string())?;
-    let cfg = gpu
-        .cooperative_config(&k, blocks, 128, 0)
-        .map_err(|e| e.to_string())?;
+    }?;
+    let slots = gpu.upload(&vec![-1i32; 2 * blocks as usize])?;
+    let errors: CudaSlice<u32> = gpu.zeros(1)?;
+    let cfg = gpu.cooperative_config(&k, blocks, 128, 0)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&bar).arg(&slots).arg(&rounds).arg(&errors);
     let ms = timed_cooperative(gpu, b, cfg)?;
-    let e = gpu.download(&errors).map_err(|e| e.to_string())?[0];
+    let e = gpu.download(&errors)?[0];
     if e != 0 {
-        return Err(format!("wrong result: {e} stale neighbour reads"));
+        return Err(format!("wrong result: {e} stale neighbour reads").into());
     }
     Ok((ms, rounds as f64))
 }
@@ -180,15 +170,15 @@ pub(crate) fn timed_cooperative(
     gpu: &Device,
     mut launch: LaunchArgs,
     cfg: LaunchConfig,
-) -> Result<f64, String> {
+) -> Result<f64> {
     launch.record_kernel_launch(CUevent_flags::CU_EVENT_DEFAULT);
     let events = unsafe { launch.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    gpu.wait(LIMIT).map_err(|e| e.to_string())?;
+    gpu.wait(LIMIT)?;
     let (start, end) = events.ok_or("no events recorded")?;
     start
         .elapsed_ms(&end)
         .map(|ms| ms as f64)
-        .map_err(|e| e.to_string())
+        .map_err(Into::into)
 }
 
 /// The bench's mutex (bench/kernels `mutex__counter`), laid out as on the GPU: the counter on
@@ -228,33 +218,31 @@ unsafe fn mutex_at<T: Copy>(words: &[u32], i: usize) -> (T, bool) {
 /// `Mutex<CachePadded<u32>, Gpu>` around `counter += 1`; the shapes of reference.cu's `shape()`.
 fn mutex(gpu: &Device, m: &Module, shape: &str) -> Sample {
     let (blocks, threads, iters) = lock_shape(shape)?;
-    let k = m.kernel("mutex__counter").map_err(|e| e.to_string())?;
+    let k = m.kernel("mutex__counter")?;
     // All zeros: unlocked, counter 0.
-    let lock: CudaSlice<u32> = gpu
-        .zeros(words_of::<CounterMutex>())
-        .map_err(|e| e.to_string())?;
+    let lock: CudaSlice<u32> = gpu.zeros(words_of::<CounterMutex>())?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&lock).arg(&iters);
     let ms = timed(gpu, b, launch_config(blocks, threads, 0))?;
-    let h = gpu.download(&lock).map_err(|e| e.to_string())?;
+    let h = gpu.download(&lock)?;
     // SAFETY: CachePadded<u32> is a u32 and padding.
     let (counter, unlocked) = unsafe { mutex_at::<CachePadded<u32>>(&h, 0) };
     let (counter, total) = (counter.into_inner(), blocks * threads * iters as u32);
     if counter != total || !unlocked {
         return Err(format!(
             "wrong result: counter {counter} (expected {total}), unlocked after the launch: {unlocked}"
-        ));
+        ).into());
     }
     Ok((ms, total as f64))
 }
 
 /// The shapes of the `hash_table/*` rows: blocks x threads from `lock_shape`, more inserts
 /// per thread (a bucket is rarely contended, so a thread's inserts are short).
-fn table_shape(shape: &str) -> Result<(u32, u32, i32), String> {
+fn table_shape(shape: &str) -> Result<(u32, u32, i32)> {
     Ok(match shape {
         "132x32" => (132, 32, 128),
         "132x256" => (132, 256, 32),
-        _ => return Err(format!("unknown shape {shape}")),
+        _ => return Err(format!("unknown shape {shape}").into()),
     })
 }
 
@@ -264,14 +252,12 @@ fn table_shape(shape: &str) -> Result<(u32, u32, i32), String> {
 /// once, no key appended twice), and every lock is free again.
 fn hash_table(gpu: &Device, m: &Module, shape: &str) -> Sample {
     let (blocks, threads, iters) = table_shape(shape)?;
-    let k = m.kernel("hash_table__insert").map_err(|e| e.to_string())?;
-    let t: CudaSlice<u32> = gpu
-        .zeros(table::BUCKETS * words_of::<Lock<table::Bucket>>())
-        .map_err(|e| e.to_string())?;
+    let k = m.kernel("hash_table__insert")?;
+    let t: CudaSlice<u32> = gpu.zeros(table::BUCKETS * words_of::<Lock<table::Bucket>>())?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&t).arg(&iters);
     let ms = timed(gpu, b, launch_config(blocks, threads, 0))?;
-    let h = gpu.download(&t).map_err(|e| e.to_string())?;
+    let h = gpu.download(&t)?;
     let total = blocks * threads * iters as u32;
     let expected = table::expected(total);
     for (i, want) in expected.iter().enumerate() {
@@ -280,26 +266,22 @@ fn hash_table(gpu: &Device, m: &Module, shape: &str) -> Sample {
         if !want.same_contents(&got) || !unlocked {
             return Err(format!(
                 "wrong result: bucket {i} holds {got:?}, expected the keys and counts of {want:?}; unlocked: {unlocked}"
-            ));
+            ).into());
         }
     }
     Ok((ms, total as f64))
 }
 
 /// Launches with events recorded around the kernel; returns milliseconds.
-pub(crate) fn timed(
-    gpu: &Device,
-    mut launch: LaunchArgs,
-    cfg: LaunchConfig,
-) -> Result<f64, String> {
+pub(crate) fn timed(gpu: &Device, mut launch: LaunchArgs, cfg: LaunchConfig) -> Result<f64> {
     launch.record_kernel_launch(CUevent_flags::CU_EVENT_DEFAULT);
     let events = unsafe { launch.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    gpu.wait(LIMIT).map_err(|e| e.to_string())?;
+    gpu.wait(LIMIT)?;
     let (start, end) = events.ok_or("no events recorded")?;
     start
         .elapsed_ms(&end)
         .map(|ms| ms as f64)
-        .map_err(|e| e.to_string())
+        .map_err(Into::into)
 }
 
 trait Word: DeviceRepr + ValidAsZeroBits + Copy + PartialEq + std::fmt::Debug + Unpin {
@@ -365,7 +347,7 @@ fn check_atomic<T: Word>(
     (blocks, threads, iters): (u32, u32, i32),
     words: &[T],
     out: &[T],
-) -> Result<(), String> {
+) -> Result<()> {
     let n = (blocks * threads) as usize;
     let groups: Vec<(usize, std::ops::Range<usize>)> = match (contended, cta) {
         (true, true) => (0..blocks as usize)
@@ -403,7 +385,7 @@ fn check_atomic<T: Word>(
             return Err(format!(
                 "wrong result: word {w} = {word:?}, returned values of threads {threads:?} sum to {returned} (mod 2^{})",
                 T::BITS
-            ));
+            ).into());
         }
     }
     Ok(())
@@ -426,38 +408,36 @@ fn atomic<T: Word>(
     };
     let n = (blocks * threads) as usize;
     let words_len = if contended { blocks as usize * 32 } else { n };
-    let k = m.kernel(kname).map_err(|e| e.to_string())?;
-    let w: CudaSlice<T> = gpu.zeros(words_len).map_err(|e| e.to_string())?;
-    let out: CudaSlice<T> = gpu.zeros(n).map_err(|e| e.to_string())?;
+    let k = m.kernel(kname)?;
+    let w: CudaSlice<T> = gpu.zeros(words_len)?;
+    let out: CudaSlice<T> = gpu.zeros(n)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&w).arg(&out).arg(&iters);
     let ms = timed(gpu, b, launch_config(blocks, threads, 0))?;
-    let h = gpu.download(&w).map_err(|e| e.to_string())?;
-    let o = gpu.download(&out).map_err(|e| e.to_string())?;
+    let h = gpu.download(&w)?;
+    let o = gpu.download(&out)?;
     check_atomic(op, (contended, cta), (blocks, threads, iters), &h, &o)?;
     Ok((ms, n as f64 * iters as f64))
 }
 
 fn pingpong_blocks(gpu: &Device, m: &Module) -> Sample {
     let rounds = 20_000i32;
-    let k = m
-        .kernel("mp__pingpong__blocks")
-        .map_err(|e| e.to_string())?;
-    let f: CudaSlice<u32> = gpu.zeros(64).map_err(|e| e.to_string())?;
+    let k = m.kernel("mp__pingpong__blocks")?;
+    let f: CudaSlice<u32> = gpu.zeros(64)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&f).arg(&rounds);
     let ms = timed(gpu, b, launch_config(2, 1, 0))?;
-    let h = gpu.download(&f).map_err(|e| e.to_string())?;
+    let h = gpu.download(&f)?;
     if h[0] != rounds as u32 || h[32] != rounds as u32 {
-        return Err(format!("wrong result: flags {} {}", h[0], h[32]));
+        return Err(format!("wrong result: flags {} {}", h[0], h[32]).into());
     }
     Ok((ms, rounds as f64))
 }
 
 fn pingpong_host(gpu: &Device, m: &Module) -> Sample {
     let rounds = 2_000i32;
-    let k = m.kernel("mp__pingpong__host").map_err(|e| e.to_string())?;
-    let buf = MappedBuffer::<u32>::new(gpu, 64).map_err(|e| e.to_string())?;
+    let k = m.kernel("mp__pingpong__host")?;
+    let buf = MappedBuffer::<u32>::new(gpu, 64)?;
     let ptr = buf.device_ptr();
     let words = buf.atomics_u32();
     let mut b = gpu.stream().launch_builder(k.function());
@@ -472,14 +452,14 @@ fn pingpong_host(gpu: &Device, m: &Module) -> Sample {
         while words[0].load(Acquire) != r {
             polls = polls.wrapping_add(1);
             if polls.is_multiple_of(4096) && std::time::Instant::now() > deadline {
-                return Err(format!("host: round {r} never arrived"));
+                return Err(format!("host: round {r} never arrived").into());
             }
         }
         words[32].store(r, Release);
     }
-    gpu.wait(LIMIT).map_err(|e| e.to_string())?;
+    gpu.wait(LIMIT)?;
     let (start, end) = events.ok_or("no events recorded")?;
-    let ms = start.elapsed_ms(&end).map_err(|e| e.to_string())? as f64;
+    let ms = start.elapsed_ms(&end)? as f64;
     Ok((ms, rounds as f64))
 }
 
@@ -493,20 +473,14 @@ fn pingpong_host(gpu: &Device, m: &Module) -> Sample {
 /// golden PTX tests; BENCHMARKS.md's SASS table shows both sides emit the same fence.
 fn fence(gpu: &Device, m: &Module, kname: &str) -> Sample {
     let (blocks, threads, iters) = (132u32, 128u32, 1024i32);
-    let k = m.kernel(kname).map_err(|e| e.to_string())?;
-    let x: CudaSlice<i32> = gpu
-        .zeros((blocks * threads) as usize)
-        .map_err(|e| e.to_string())?;
+    let k = m.kernel(kname)?;
+    let x: CudaSlice<i32> = gpu.zeros((blocks * threads) as usize)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&x).arg(&iters);
     let ms = timed(gpu, b, launch_config(blocks, threads, 0))?;
-    let h = gpu.download(&x).map_err(|e| e.to_string())?;
+    let h = gpu.download(&x)?;
     if let Some(i) = h.iter().position(|&v| v != iters - 1) {
-        return Err(format!(
-            "wrong result: x[{i}] = {} (expected {})",
-            h[i],
-            iters - 1
-        ));
+        return Err(format!("wrong result: x[{i}] = {} (expected {})", h[i], iters - 1).into());
     }
     Ok((ms, (blocks * threads) as f64 * iters as f64))
 }
@@ -545,7 +519,7 @@ pub fn run(gpu: &Device, m: &Module, case: &str) -> Sample {
             let kname = kname.rsplit_once("__").map(|(k, _)| k).unwrap_or(&kname);
             grid_barrier(gpu, m, kname, blocks)
         }
-        _ => Err(format!("no Rust side for {case}")),
+        _ => Err(format!("no Rust side for {case}").into()),
     }
 }
 

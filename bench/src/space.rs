@@ -14,7 +14,7 @@ use crate::reference::Sample;
 use crate::rust_cases::timed;
 use ptx_sync_host::cudarc::driver::{CudaSlice, PushKernelArg};
 use ptx_sync_host::{Device, Module};
-use ptx_sync_testkit::launch_config;
+use ptx_sync_testkit::{launch_config, Result};
 
 const BLOCKS: u32 = 264;
 const THREADS: u32 = 256;
@@ -52,21 +52,21 @@ pub fn run(gpu: &Device, m: &Module, case: &str) -> Option<Sample> {
 fn fetch_add(gpu: &Device, m: &Module, kname: &str, shared: bool) -> Sample {
     let n = (BLOCKS * THREADS) as usize;
     let groups = if shared { BLOCKS as usize } else { n };
-    let k = m.kernel(kname).map_err(|e| e.to_string())?;
-    let words: CudaSlice<u32> = gpu.zeros(groups).map_err(|e| e.to_string())?;
-    let out: CudaSlice<u32> = gpu.zeros(n).map_err(|e| e.to_string())?;
+    let k = m.kernel(kname)?;
+    let words: CudaSlice<u32> = gpu.zeros(groups)?;
+    let out: CudaSlice<u32> = gpu.zeros(n)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&words).arg(&out).arg(&ITERS);
     let ms = timed(gpu, b, launch_config(BLOCKS, THREADS, 0))?;
-    let w = gpu.download(&words).map_err(|e| e.to_string())?;
-    let o = gpu.download(&out).map_err(|e| e.to_string())?;
+    let w = gpu.download(&words)?;
+    let o = gpu.download(&out)?;
     check_fetch_add(&w, &o)?;
     Ok((ms, n as f64 * ITERS as f64))
 }
 
 /// Each of `words` is a group's counter, shared by `out.len() / words.len()` consecutive
 /// threads: it ends at the group's op count N, and their returned values sum to N(N-1)/2.
-fn check_fetch_add(words: &[u32], out: &[u32]) -> Result<(), String> {
+fn check_fetch_add(words: &[u32], out: &[u32]) -> Result<()> {
     let per = out.len() / words.len();
     let ops = per as u64 * ITERS as u64;
     for (g, &w) in words.iter().enumerate() {
@@ -76,25 +76,23 @@ fn check_fetch_add(words: &[u32], out: &[u32]) -> Result<(), String> {
                 "wrong result: word {g} = {w} (expected {ops}), returned values sum to \
                  {returned} (expected {})",
                 ops * (ops - 1) / 2
-            ));
+            )
+            .into());
         }
     }
     Ok(())
 }
 
 fn spinlock(gpu: &Device, m: &Module, kname: &str) -> Sample {
-    let k = m.kernel(kname).map_err(|e| e.to_string())?;
-    let counts: CudaSlice<u32> = gpu.zeros(LOCK_BLOCKS as usize).map_err(|e| e.to_string())?;
+    let k = m.kernel(kname)?;
+    let counts: CudaSlice<u32> = gpu.zeros(LOCK_BLOCKS as usize)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&counts).arg(&LOCK_ITERS);
     let ms = timed(gpu, b, launch_config(LOCK_BLOCKS, THREADS, 0))?;
-    let c = gpu.download(&counts).map_err(|e| e.to_string())?;
+    let c = gpu.download(&counts)?;
     let want = THREADS * LOCK_ITERS as u32;
     if let Some(b) = c.iter().position(|&v| v != want) {
-        return Err(format!(
-            "wrong result: block {b} counted {} (expected {want})",
-            c[b]
-        ));
+        return Err(format!("wrong result: block {b} counted {} (expected {want})", c[b]).into());
     }
     Ok((ms, LOCK_BLOCKS as f64 * want as f64))
 }

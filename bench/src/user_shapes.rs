@@ -21,7 +21,7 @@ use crate::table::mix;
 use ptx_sync::{BinarySemaphore, Gpu, Latch, Semaphore};
 use ptx_sync_host::cudarc::driver::{CudaSlice, PushKernelArg};
 use ptx_sync_host::{Device, Module};
-use ptx_sync_testkit::launch_config;
+use ptx_sync_testkit::{launch_config, Result};
 use std::mem::size_of;
 use std::sync::Mutex;
 
@@ -84,65 +84,54 @@ unsafe fn image<T>(value: &T) -> Vec<u32> {
     words
 }
 
-fn e(err: impl std::fmt::Display) -> String {
-    err.to_string()
-}
-
 /// An untimed one-thread launch of a `*_units` kernel: `(semaphores..., out)`; returns `out`.
-fn free_units(
-    gpu: &Device,
-    m: &Module,
-    kname: &str,
-    sems: &[&CudaSlice<u32>],
-) -> Result<Vec<u32>, String> {
-    let k = m.kernel(kname).map_err(e)?;
-    let out: CudaSlice<u32> = gpu.zeros(sems.len()).map_err(e)?;
+fn free_units(gpu: &Device, m: &Module, kname: &str, sems: &[&CudaSlice<u32>]) -> Result<Vec<u32>> {
+    let k = m.kernel(kname)?;
+    let out: CudaSlice<u32> = gpu.zeros(sems.len())?;
     let mut b = gpu.stream().launch_builder(k.function());
     for s in sems {
         b.arg(*s);
     }
     b.arg(&out);
     unsafe { b.launch(launch_config(1, 1, 0)) }.map_err(|err| format!("launch {kname}: {err}"))?;
-    gpu.wait(LIMIT).map_err(e)?;
-    gpu.download(&out).map_err(e)
+    gpu.wait(LIMIT)?;
+    gpu.download(&out).map_err(Into::into)
 }
 
 /// `binary_semaphore/lock/*`: every thread takes the semaphore `iters` times around
 /// `counter += 1`.
 fn binsem_lock(gpu: &Device, m: &Module, shape: &str) -> Sample {
     let (blocks, threads, iters) = lock_shape(shape)?;
-    let k = m.kernel("binary_semaphore__lock").map_err(e)?;
+    let k = m.kernel("binary_semaphore__lock")?;
     // SAFETY: a semaphore is an atomic count and a marker.
-    let sem = gpu
-        .upload(&unsafe { image(&BinarySemaphore::<Gpu>::new(1)) })
-        .map_err(e)?;
+    let sem = gpu.upload(&unsafe { image(&BinarySemaphore::<Gpu>::new(1)) })?;
     // The counter on a line of its own.
-    let counter: CudaSlice<u32> = gpu.zeros(32).map_err(e)?;
+    let counter: CudaSlice<u32> = gpu.zeros(32)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&sem).arg(&counter).arg(&iters);
     let ms = timed(gpu, b, launch_config(blocks, threads, 0))?;
     let left = free_units(gpu, m, "binary_semaphore__units", &[&sem])?[0];
-    let count = gpu.download(&counter).map_err(e)?[0];
+    let count = gpu.download(&counter)?[0];
     check_lock(blocks * threads * iters as u32, count, left)?;
     Ok((ms, (blocks * threads * iters as u32) as f64))
 }
 
-fn check_lock(total: u32, counter: u32, left: u32) -> Result<(), String> {
+fn check_lock(total: u32, counter: u32, left: u32) -> Result<()> {
     if counter != total || left != 1 {
         return Err(format!(
             "wrong result: counter {counter} (expected {total}), free units after the launch {left} (expected 1)"
-        ));
+        ).into());
     }
     Ok(())
 }
 
 /// The queue rows: threads per block, items per thread (67,584 items in every shape).
-fn queue_shape(shape: &str) -> Result<(u32, i32), String> {
+fn queue_shape(shape: &str) -> Result<(u32, i32)> {
     Ok(match shape {
         "66+66x256" => (256, 4),
         "66+66x128" => (128, 8),
         "66+66x64" => (64, 16),
-        _ => return Err(format!("unknown shape {shape}")),
+        _ => return Err(format!("unknown shape {shape}").into()),
     })
 }
 
@@ -153,16 +142,16 @@ const QUEUE_SIDE_BLOCKS: u32 = 66;
 fn queue(gpu: &Device, m: &Module, shape: &str) -> Sample {
     let (threads, iters) = queue_shape(shape)?;
     let blocks = 2 * QUEUE_SIDE_BLOCKS;
-    let k = m.kernel("semaphore__mpmc_queue").map_err(e)?;
+    let k = m.kernel("semaphore__mpmc_queue")?;
     // SAFETY: a semaphore is an atomic count and a marker.
     let (free_img, full_img) = unsafe { (image(&Slots::new(QUEUE_SLOTS)), image(&Slots::new(0))) };
-    let free = gpu.upload(&free_img).map_err(e)?;
-    let full = gpu.upload(&full_img).map_err(e)?;
-    let tickets: CudaSlice<u32> = gpu.zeros(64).map_err(e)?;
-    let turns: CudaSlice<u32> = gpu.zeros(QUEUE_SLOTS as usize).map_err(e)?;
-    let slots: CudaSlice<u32> = gpu.zeros(QUEUE_SLOTS as usize).map_err(e)?;
-    let totals: CudaSlice<u64> = gpu.zeros(3).map_err(e)?;
-    let cfg = gpu.cooperative_config(&k, blocks, threads, 0).map_err(e)?;
+    let free = gpu.upload(&free_img)?;
+    let full = gpu.upload(&full_img)?;
+    let tickets: CudaSlice<u32> = gpu.zeros(64)?;
+    let turns: CudaSlice<u32> = gpu.zeros(QUEUE_SLOTS as usize)?;
+    let slots: CudaSlice<u32> = gpu.zeros(QUEUE_SLOTS as usize)?;
+    let totals: CudaSlice<u64> = gpu.zeros(3)?;
+    let cfg = gpu.cooperative_config(&k, blocks, threads, 0)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&free)
         .arg(&full)
@@ -176,9 +165,9 @@ fn queue(gpu: &Device, m: &Module, shape: &str) -> Sample {
     let total = (QUEUE_SIDE_BLOCKS * threads) as u64 * iters as u64;
     check_queue(
         total,
-        &gpu.download(&totals).map_err(e)?,
-        &gpu.download(&tickets).map_err(e)?,
-        &gpu.download(&turns).map_err(e)?,
+        &gpu.download(&totals)?,
+        &gpu.download(&tickets)?,
+        &gpu.download(&turns)?,
         &left,
     )?;
     Ok((ms, total as f64))
@@ -193,20 +182,21 @@ fn check_queue(
     tickets: &[u32],
     turns: &[u32],
     left: &[u32],
-) -> Result<(), String> {
+) -> Result<()> {
     let sum = total * (total + 1) / 2;
     let hash = (1..=total).fold(0u64, |h, i| h.wrapping_add(mix(i as u32) as u64));
     if totals != [total, sum, hash] {
         return Err(format!(
             "wrong result: consumed {} items (expected {total}), sum {} (expected {sum}), hash {} (expected {hash})",
             totals[0], totals[1], totals[2]
-        ));
+        ).into());
     }
     if tickets[0] as u64 != total || tickets[32] as u64 != total {
         return Err(format!(
             "wrong result: tail {}, head {} (expected {total})",
             tickets[0], tickets[32]
-        ));
+        )
+        .into());
     }
     for (s, &turn) in turns.iter().enumerate() {
         let s = s as u64;
@@ -219,14 +209,15 @@ fn check_queue(
             return Err(format!(
                 "wrong result: slot {s}: turn {turn} (expected {})",
                 2 * laps
-            ));
+            )
+            .into());
         }
     }
     if left != [QUEUE_SLOTS, 0] {
         return Err(format!(
             "wrong result: after the launch {} free units (expected {QUEUE_SLOTS}), {} full (expected 0)",
             left[0], left[1]
-        ));
+        ).into());
     }
     Ok(())
 }
@@ -253,11 +244,11 @@ fn scan_data(n: u32) -> &'static (Vec<u32>, Vec<u32>) {
     d
 }
 
-fn scan_size(size: &str) -> Result<u32, String> {
+fn scan_size(size: &str) -> Result<u32> {
     match size {
         "1M" => Ok(1 << 20),
         "16M" => Ok(1 << 24),
-        _ => Err(format!("unknown size {size}")),
+        _ => Err(format!("unknown size {size}").into()),
     }
 }
 
@@ -266,41 +257,43 @@ fn scan(gpu: &Device, m: &Module, size: &str) -> Sample {
     let n = scan_size(size)?;
     let (input, expected) = scan_data(n);
     let tiles = n / SCAN_TILE;
-    let k = m.kernel("scan__decoupled_lookback").map_err(e)?;
-    let d_in = gpu.upload(input).map_err(e)?;
+    let k = m.kernel("scan__decoupled_lookback")?;
+    let d_in = gpu.upload(input)?;
     // All ones: an element no block wrote cannot pass for the last launch's (same memory).
-    let out = gpu.upload(&vec![u32::MAX; n as usize]).map_err(e)?;
-    let status: CudaSlice<u64> = gpu.zeros(tiles as usize).map_err(e)?;
-    let counter: CudaSlice<u32> = gpu.zeros(1).map_err(e)?;
+    let out = gpu.upload(&vec![u32::MAX; n as usize])?;
+    let status: CudaSlice<u64> = gpu.zeros(tiles as usize)?;
+    let counter: CudaSlice<u32> = gpu.zeros(1)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&d_in).arg(&out).arg(&status).arg(&counter);
     let c = launch_config(tiles, SCAN_THREADS, SCAN_SMEM_WORDS * 4);
     let ms = timed(gpu, b, c)?;
-    check_scan(expected, &gpu.download(&out).map_err(e)?)?;
+    check_scan(expected, &gpu.download(&out)?)?;
     Ok((ms, n as f64))
 }
 
-fn check_scan(expected: &[u32], got: &[u32]) -> Result<(), String> {
+fn check_scan(expected: &[u32], got: &[u32]) -> Result<()> {
     match expected.iter().zip(got).position(|(w, g)| w != g) {
         None if expected.len() == got.len() => Ok(()),
         None => Err(format!(
             "wrong result: {} elements, expected {}",
             got.len(),
             expected.len()
-        )),
+        )
+        .into()),
         Some(i) => Err(format!(
             "wrong result: out[{i}] = {} (expected {})",
             got[i], expected[i]
-        )),
+        )
+        .into()),
     }
 }
 
 /// The latch rows: blocks, rounds (8,448 tiles each).
-fn tile_shape(shape: &str) -> Result<(u32, i32), String> {
+fn tile_shape(shape: &str) -> Result<(u32, i32)> {
     Ok(match shape {
         "132x256" => (132, 256),
         "264x256" => (264, 128),
-        _ => return Err(format!("unknown shape {shape}")),
+        _ => return Err(format!("unknown shape {shape}").into()),
     })
 }
 
@@ -321,39 +314,39 @@ fn tile_latch(gpu: &Device, m: &Module, shape: &str) -> Sample {
     let (blocks, rounds) = tile_shape(shape)?;
     let tiles = blocks / TILE_BLOCKS * rounds as u32;
     let parts = (tiles * TILE_BLOCKS) as usize;
-    let k = m.kernel("latch__per_tile").map_err(e)?;
-    let latches = gpu.upload(&vec![TILE_BLOCKS; tiles as usize]).map_err(e)?;
-    let partials = gpu.upload(&vec![u32::MAX; parts]).map_err(e)?;
-    let results = gpu.upload(&vec![u32::MAX; parts]).map_err(e)?;
-    let cfg = gpu
-        .cooperative_config(&k, blocks, TILE_THREADS, TILE_THREADS * 4)
-        .map_err(e)?;
+    let k = m.kernel("latch__per_tile")?;
+    let latches = gpu.upload(&vec![TILE_BLOCKS; tiles as usize])?;
+    let partials = gpu.upload(&vec![u32::MAX; parts])?;
+    let results = gpu.upload(&vec![u32::MAX; parts])?;
+    let cfg = gpu.cooperative_config(&k, blocks, TILE_THREADS, TILE_THREADS * 4)?;
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&latches).arg(&partials).arg(&results).arg(&rounds);
     let ms = timed_cooperative(gpu, b, cfg)?;
     check_tiles(
         &tile_sums(tiles),
-        &gpu.download(&results).map_err(e)?,
-        &gpu.download(&latches).map_err(e)?,
+        &gpu.download(&results)?,
+        &gpu.download(&latches)?,
     )?;
     Ok((ms, tiles as f64))
 }
 
-fn check_tiles(sums: &[u32], results: &[u32], latches: &[u32]) -> Result<(), String> {
+fn check_tiles(sums: &[u32], results: &[u32], latches: &[u32]) -> Result<()> {
     for (i, &got) in results.iter().enumerate() {
         let (tile, part) = (i / TILE_BLOCKS as usize, i % TILE_BLOCKS as usize);
         if got != sums[tile] {
             return Err(format!(
                 "wrong result: tile {tile}, block {part}: {got} (expected {})",
                 sums[tile]
-            ));
+            )
+            .into());
         }
     }
     if let Some(t) = latches.iter().position(|&l| l != 0) {
         return Err(format!(
             "wrong result: latch {t} left at {} (expected 0)",
             latches[t]
-        ));
+        )
+        .into());
     }
     Ok(())
 }
@@ -471,6 +464,7 @@ mod tests {
         bad[12345] ^= 1;
         assert!(check_scan(expected, &bad)
             .unwrap_err()
+            .to_string()
             .contains("out[12345]"));
         assert!(check_scan(expected, &got[1..]).is_err());
         assert_eq!(scan_size("16M").unwrap() % SCAN_TILE, 0);
@@ -498,6 +492,7 @@ mod tests {
         bad[6] = bad[6].wrapping_add(1);
         assert!(check_tiles(&sums, &bad, &[0; 3])
             .unwrap_err()
+            .to_string()
             .contains("tile 1, block 2"));
         assert!(check_tiles(&sums, &results, &[0, 1, 0]).is_err());
     }
