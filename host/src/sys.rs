@@ -59,29 +59,19 @@
 //!   batched protocol (16 units a batch) where it is 0, with exact counts either way.
 //! - a [`Barrier`] with arrivals from both sides needs native atomics.
 //!
-//! Seen on an H100 80GB HBM3 with an x86 host (`hostNativeAtomicSupported` = 0, driver 580): with the host
-//! releasing units (window of 16) while 132 blocks CAS the same `Semaphore<Sys>` word, updates
-//! were lost in each of three runs (in one: 15 of 5,000 units not finished within the host's
-//! 5 s wait, 5,001 tickets drawn instead of 5,132, and 116 units left on the word while 131
-//! blocks timed out waiting for one). The protocols above that keep host and GPU RMWs apart
-//! accounted for every unit.
+//! Without native atomics a host RMW racing GPU RMWs on one word does lose updates: a host
+//! releasing units of a `Semaphore<Sys>` while 132 blocks CAS the same word lost some in every
+//! run on this project's H100, while the protocols above accounted for every unit (the runs:
+//! bench/NOTES.md, "Host memory").
 //!
-//! # Performance (same H100, from three runs of the GPU suite; noisy)
+//! # Waiting on host memory
 //!
-//! - A `Semaphore<Sys>` ping-pong (host release, GPU acquire, GPU release, host acquire), 4
-//!   channels at once: about 9 us per round trip, the same whether the host waits with
-//!   [`HostBackoff`] (9.2-9.8 us) or a pure spin (10.0 us).
-//! - With all 132 blocks polling host memory, one handoff took 400-590 us: a `Latch<Sys>` round
-//!   in which every block polls the host's flag and counts down (564-591 us; 402-459 us with
-//!   a host that spins instead of sleeping), and a unit of a `Semaphore<Sys>` acquired by 132
-//!   contending blocks (583-587 us). Neither a slower GPU poll (`NanoSleep` 512 ns..16 us instead
-//!   of 32 ns..1 us) nor aggregating the count-downs into one host RMW per round changed it,
-//!   which points at the GPU serving its accesses to host memory roughly one at a time (about
-//!   4 us each: 132 x 4 us ~ 530 us; an inference, not a measurement). So poll host memory
-//!   from one GPU thread and relay through device memory at `Gpu` scope.
-//! - At those 400-590 us waits, `HostBackoff`'s doubling sleeps overshoot: it cost 110-190 us
-//!   a round against a spin. A sleep proportional to the time already waited would cut
-//!   that; the policy trades latency for not burning a core.
+//! The GPU appears to serve its accesses to host memory about one at a time, so a handoff
+//! that many blocks poll for in host memory takes far longer than one thread's round trip, and
+//! slower GPU polls do not help: poll host memory from one GPU thread and relay through device
+//! memory at `Gpu` scope. [`HostBackoff`] trades latency for not burning a core: its doubling
+//! sleeps overshoot such long waits, where a spinning host answers sooner. The measurements
+//! behind this are in bench/NOTES.md ("Host memory").
 
 use crate::{Device, MappedBuffer, Result};
 use cudarc::driver::sys;

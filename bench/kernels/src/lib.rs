@@ -276,10 +276,9 @@ pub unsafe extern "ptx-kernel" fn semaphore32__holders(s: *mut u32, stats: *mut 
 }
 
 /// The waiting policy of the latch and `Barrier<Gpu>` rows: their waits last about one L2
-/// round trip, and short sleeps measured faster on the H100 than the default
-/// `NanoSleep<32, 1024>` (sleeps too long once the phase has completed), `Spin` and `Elapsed`
-/// (back-to-back `ld.acquire` polls crowd the line the arrivals must reach): see
-/// bench/NOTES.md.
+/// round trip, so short sleeps beat the default `NanoSleep<32, 1024>` (which sleeps too long
+/// once the phase has completed), `Spin` and `Elapsed` (back-to-back `ld.acquire` polls crowd
+/// the line the arrivals must reach). The measurements: bench/NOTES.md.
 type ShortSleep = NanoSleep<8, 128>;
 
 /// `latch/132x128`: per round, thread 0 of every block counts down a fresh latch and waits.
@@ -400,8 +399,8 @@ pub unsafe extern "ptx-kernel" fn block_barrier__split_arrive_wait(
 }
 
 /// `block_barrier/generic` (Rust only): the portable `Barrier<Cta>` in shared memory, polling
-/// without sleeping (a block-local wait is short: 420 ns per barrier vs 513 with the default
-/// `NanoSleep`, on the H100).
+/// without sleeping: a block-local wait is short, so a sleep only adds to it (measured:
+/// bench/NOTES.md).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn block_barrier__generic(iters: i32, errors: *mut u32) {
     let bar = Barrier::<Cta, Spin>::from_ptr(block::dynamic_shared_memory().cast());
