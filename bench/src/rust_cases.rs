@@ -165,22 +165,6 @@ fn grid_barrier(gpu: &Device, m: &Module, kname: &str, blocks: u32) -> Sample {
     Ok((ms, rounds as f64))
 }
 
-/// [`timed`] for a cooperative launch.
-pub(crate) fn timed_cooperative(
-    gpu: &Device,
-    mut launch: LaunchArgs,
-    cfg: LaunchConfig,
-) -> Result<f64> {
-    launch.record_kernel_launch(CUevent_flags::CU_EVENT_DEFAULT);
-    let events = unsafe { launch.launch_cooperative(cfg) }.map_err(|e| format!("launch: {e}"))?;
-    gpu.wait(LIMIT)?;
-    let (start, end) = events.ok_or("no events recorded")?;
-    start
-        .elapsed_ms(&end)
-        .map(|ms| ms as f64)
-        .map_err(Into::into)
-}
-
 /// The bench's mutex (bench/kernels `mutex__counter`), laid out as on the GPU: the counter on
 /// the line after the lock word's, as the C++ keeps its counter apart from its semaphore.
 type CounterMutex = Lock<CachePadded<u32>>;
@@ -273,9 +257,32 @@ fn hash_table(gpu: &Device, m: &Module, shape: &str) -> Sample {
 }
 
 /// Launches with events recorded around the kernel; returns milliseconds.
-pub(crate) fn timed(gpu: &Device, mut launch: LaunchArgs, cfg: LaunchConfig) -> Result<f64> {
+pub(crate) fn timed(gpu: &Device, launch: LaunchArgs, cfg: LaunchConfig) -> Result<f64> {
+    timed_as(gpu, launch, cfg, false)
+}
+
+/// [`timed`] for a cooperative launch.
+pub(crate) fn timed_cooperative(
+    gpu: &Device,
+    launch: LaunchArgs,
+    cfg: LaunchConfig,
+) -> Result<f64> {
+    timed_as(gpu, launch, cfg, true)
+}
+
+fn timed_as(
+    gpu: &Device,
+    mut launch: LaunchArgs,
+    cfg: LaunchConfig,
+    cooperative: bool,
+) -> Result<f64> {
     launch.record_kernel_launch(CUevent_flags::CU_EVENT_DEFAULT);
-    let events = unsafe { launch.launch(cfg) }.map_err(|e| format!("launch: {e}"))?;
+    let events = if cooperative {
+        unsafe { launch.launch_cooperative(cfg) }
+    } else {
+        unsafe { launch.launch(cfg) }
+    }
+    .map_err(|e| format!("launch: {e}"))?;
     gpu.wait(LIMIT)?;
     let (start, end) = events.ok_or("no events recorded")?;
     start
