@@ -102,6 +102,19 @@ pub struct GpuTest {
     pub run: fn(&Ctx) -> Result<String>,
 }
 
+/// [`GpuTest`]s that share one time limit, in order: `cases![LIMIT; "name" => run, ...]`, where
+/// `run` is a `fn(&Ctx) -> Result<String>` or a closure that captures nothing.
+#[macro_export]
+macro_rules! cases {
+    ($timeout:expr; $($name:literal => $run:expr),* $(,)?) => {
+        vec![$($crate::GpuTest {
+            name: $name,
+            timeout: $timeout,
+            run: $run,
+        }),*]
+    };
+}
+
 /// Every test of the suite, in run order.
 pub fn all_tests() -> Vec<GpuTest> {
     cases::tests()

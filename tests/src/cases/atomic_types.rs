@@ -458,36 +458,13 @@ fn vectors(ctx: &Ctx) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "atomic_types_small_cta",
-            timeout: TIMEOUT,
-            run: small_cta,
-        },
-        GpuTest {
-            name: "atomic_types_small_gpu",
-            timeout: TIMEOUT,
-            run: small_gpu,
-        },
-        GpuTest {
-            name: "atomic_types_half_cta",
-            timeout: TIMEOUT,
-            run: half_cta,
-        },
-        GpuTest {
-            name: "atomic_types_half_gpu",
-            timeout: TIMEOUT,
-            run: half_gpu,
-        },
-        GpuTest {
-            name: "atomic_types_float_minmax_gpu",
-            timeout: TIMEOUT,
-            run: float_minmax,
-        },
-        GpuTest {
-            name: "atomic_types_vectors_gpu",
-            timeout: TIMEOUT,
-            run: vectors,
-        },
+    crate::cases![
+        TIMEOUT;
+        "atomic_types_small_cta" => small_cta,
+        "atomic_types_small_gpu" => small_gpu,
+        "atomic_types_half_cta" => half_cta,
+        "atomic_types_half_gpu" => half_gpu,
+        "atomic_types_float_minmax_gpu" => float_minmax,
+        "atomic_types_vectors_gpu" => vectors,
     ]
 }

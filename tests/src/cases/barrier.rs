@@ -206,26 +206,11 @@ fn barrier_gpu(ctx: &Ctx) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "barrier_block_mbarrier_exchange",
-            timeout: TIMEOUT,
-            run: block_barrier,
-        },
-        GpuTest {
-            name: "barrier_cta_generic_exchange_completion_drop",
-            timeout: TIMEOUT,
-            run: barrier_cta,
-        },
-        GpuTest {
-            name: "barrier_grid_cooperative_exchange",
-            timeout: TIMEOUT,
-            run: grid_barrier,
-        },
-        GpuTest {
-            name: "barrier_gpu_global_memory_exchange",
-            timeout: TIMEOUT,
-            run: barrier_gpu,
-        },
+    crate::cases![
+        TIMEOUT;
+        "barrier_block_mbarrier_exchange" => block_barrier,
+        "barrier_cta_generic_exchange_completion_drop" => barrier_cta,
+        "barrier_grid_cooperative_exchange" => grid_barrier,
+        "barrier_gpu_global_memory_exchange" => barrier_gpu,
     ]
 }

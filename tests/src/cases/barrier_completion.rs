@@ -110,31 +110,12 @@ fn gpu(ctx: &Ctx, objects: u32) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "barrier_completion_cta_one_barrier",
-            timeout: TIMEOUT,
-            run: |ctx| cta(ctx, 1),
-        },
-        GpuTest {
-            name: "barrier_completion_cta_lanes_on_2_barriers",
-            timeout: TIMEOUT,
-            run: |ctx| cta(ctx, 2),
-        },
-        GpuTest {
-            name: "barrier_completion_cta_lanes_on_32_barriers",
-            timeout: TIMEOUT,
-            run: |ctx| cta(ctx, 32),
-        },
-        GpuTest {
-            name: "barrier_completion_gpu_one_barrier",
-            timeout: TIMEOUT,
-            run: |ctx| gpu(ctx, 1),
-        },
-        GpuTest {
-            name: "barrier_completion_gpu_threads_on_2_barriers",
-            timeout: TIMEOUT,
-            run: |ctx| gpu(ctx, 2),
-        },
+    crate::cases![
+        TIMEOUT;
+        "barrier_completion_cta_one_barrier" => |ctx| cta(ctx, 1),
+        "barrier_completion_cta_lanes_on_2_barriers" => |ctx| cta(ctx, 2),
+        "barrier_completion_cta_lanes_on_32_barriers" => |ctx| cta(ctx, 32),
+        "barrier_completion_gpu_one_barrier" => |ctx| gpu(ctx, 1),
+        "barrier_completion_gpu_threads_on_2_barriers" => |ctx| gpu(ctx, 2),
     ]
 }

@@ -198,22 +198,11 @@ fn misaligned_traps(ctx: &Ctx) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "bulk_copy_stages",
-            timeout: TIMEOUT,
-            run: stages,
-        },
-        GpuTest {
-            name: "bulk_copy_over_announced_phase_stays_open",
-            timeout: TIMEOUT,
-            run: over_announced,
-        },
-        GpuTest {
-            name: "bulk_copy_misaligned_traps",
-            timeout: TIMEOUT,
-            run: misaligned_traps,
-        },
+    crate::cases![
+        TIMEOUT;
+        "bulk_copy_stages" => stages,
+        "bulk_copy_over_announced_phase_stays_open" => over_announced,
+        "bulk_copy_misaligned_traps" => misaligned_traps,
     ]
 }
 

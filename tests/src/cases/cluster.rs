@@ -120,31 +120,12 @@ fn contend(ctx: &Ctx, mode: u32) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "cluster_dsmem_exchange_2",
-            timeout: TIMEOUT,
-            run: |c| exchange(c, 2),
-        },
-        GpuTest {
-            name: "cluster_dsmem_exchange_4",
-            timeout: TIMEOUT,
-            run: |c| exchange(c, 4),
-        },
-        GpuTest {
-            name: "cluster_dsmem_exchange_8",
-            timeout: TIMEOUT,
-            run: |c| exchange(c, 8),
-        },
-        GpuTest {
-            name: "cluster_atomic_fetch_add_dsmem",
-            timeout: TIMEOUT,
-            run: |c| contend(c, 0),
-        },
-        GpuTest {
-            name: "cluster_atomic_fetch_add_global",
-            timeout: TIMEOUT,
-            run: |c| contend(c, 1),
-        },
+    crate::cases![
+        TIMEOUT;
+        "cluster_dsmem_exchange_2" => |c| exchange(c, 2),
+        "cluster_dsmem_exchange_4" => |c| exchange(c, 4),
+        "cluster_dsmem_exchange_8" => |c| exchange(c, 8),
+        "cluster_atomic_fetch_add_dsmem" => |c| contend(c, 0),
+        "cluster_atomic_fetch_add_global" => |c| contend(c, 1),
     ]
 }

@@ -149,21 +149,10 @@ fn bool_flags(ctx: &Ctx) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "atomic_flag_lock_exact",
-            timeout: TIMEOUT,
-            run: flag_lock,
-        },
-        GpuTest {
-            name: "atomic_ptr_publish_between_blocks",
-            timeout: TIMEOUT,
-            run: ptr_publish,
-        },
-        GpuTest {
-            name: "atomic_bool_flags_exact",
-            timeout: TIMEOUT,
-            run: bool_flags,
-        },
+    crate::cases![
+        TIMEOUT;
+        "atomic_flag_lock_exact" => flag_lock,
+        "atomic_ptr_publish_between_blocks" => ptr_publish,
+        "atomic_bool_flags_exact" => bool_flags,
     ]
 }

@@ -447,31 +447,12 @@ fn errors(ctx: &Ctx) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "host_api_ptx_str_plain_launch",
-            timeout: TIMEOUT,
-            run: ptx_str_plain_launch,
-        },
-        GpuTest {
-            name: "host_api_cooperative_grid_barrier",
-            timeout: TIMEOUT,
-            run: cooperative_grid_barrier,
-        },
-        GpuTest {
-            name: "host_api_cluster_launch",
-            timeout: TIMEOUT,
-            run: cluster_launch,
-        },
-        GpuTest {
-            name: "host_api_static_counter_read_write",
-            timeout: TIMEOUT,
-            run: static_counter_read_write,
-        },
-        GpuTest {
-            name: "host_api_errors",
-            timeout: TIMEOUT,
-            run: errors,
-        },
+    crate::cases![
+        TIMEOUT;
+        "host_api_ptx_str_plain_launch" => ptx_str_plain_launch,
+        "host_api_cooperative_grid_barrier" => cooperative_grid_barrier,
+        "host_api_cluster_launch" => cluster_launch,
+        "host_api_static_counter_read_write" => static_counter_read_write,
+        "host_api_errors" => errors,
     ]
 }

@@ -50,9 +50,8 @@ fn fan_in(ctx: &Ctx) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![GpuTest {
-        name: "latch_fan_in_cooperative_grid",
-        timeout: TIMEOUT,
-        run: fan_in,
-    }]
+    crate::cases![
+        TIMEOUT;
+        "latch_fan_in_cooperative_grid" => fan_in,
+    ]
 }

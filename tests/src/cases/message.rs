@@ -103,21 +103,10 @@ fn host(ctx: &Ctx) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "message_passing_blocks_release_acquire",
-            timeout: TIMEOUT,
-            run: |c| blocks(c, 0),
-        },
-        GpuTest {
-            name: "message_passing_blocks_fences",
-            timeout: TIMEOUT,
-            run: |c| blocks(c, 1),
-        },
-        GpuTest {
-            name: "message_passing_host_gpu_sys",
-            timeout: TIMEOUT,
-            run: host,
-        },
+    crate::cases![
+        TIMEOUT;
+        "message_passing_blocks_release_acquire" => |c| blocks(c, 0),
+        "message_passing_blocks_fences" => |c| blocks(c, 1),
+        "message_passing_host_gpu_sys" => host,
     ]
 }

@@ -651,57 +651,18 @@ fn ping_pong(ctx: &Ctx, mem: Mem) -> Result<String> {
 
 /// The cases, in run order.
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "multi_gpu_probe",
-            timeout: TIMEOUT,
-            run: probe,
-        },
-        GpuTest {
-            name: "multi_gpu_message_passing_host_memory",
-            timeout: TIMEOUT,
-            run: |c| noted(message_passing(c, Mem::Host)),
-        },
-        GpuTest {
-            name: "multi_gpu_message_passing_peer_on_gpu0",
-            timeout: TIMEOUT,
-            run: |c| noted(message_passing(c, Mem::Peer(0))),
-        },
-        GpuTest {
-            name: "multi_gpu_message_passing_peer_on_gpu1",
-            timeout: TIMEOUT,
-            run: |c| noted(message_passing(c, Mem::Peer(1))),
-        },
-        GpuTest {
-            name: "multi_gpu_latch_peer",
-            timeout: TIMEOUT,
-            run: |c| noted(latch(c, Mem::Peer(0))),
-        },
-        GpuTest {
-            name: "multi_gpu_latch_host_memory",
-            timeout: TIMEOUT,
-            run: |c| noted(latch(c, Mem::Host)),
-        },
-        GpuTest {
-            name: "multi_gpu_barrier_peer",
-            timeout: TIMEOUT,
-            run: |c| noted(barrier(c, Mem::Peer(0))),
-        },
-        GpuTest {
-            name: "multi_gpu_barrier_host_memory",
-            timeout: TIMEOUT,
-            run: |c| noted(barrier(c, Mem::Host)),
-        },
-        GpuTest {
-            name: "multi_gpu_semaphore_ping_pong_host_memory",
-            timeout: TIMEOUT,
-            run: |c| noted(ping_pong(c, Mem::Host)),
-        },
-        GpuTest {
-            name: "multi_gpu_semaphore_ping_pong_peer",
-            timeout: TIMEOUT,
-            run: |c| noted(ping_pong(c, Mem::Peer(0))),
-        },
+    crate::cases![
+        TIMEOUT;
+        "multi_gpu_probe" => probe,
+        "multi_gpu_message_passing_host_memory" => |c| noted(message_passing(c, Mem::Host)),
+        "multi_gpu_message_passing_peer_on_gpu0" => |c| noted(message_passing(c, Mem::Peer(0))),
+        "multi_gpu_message_passing_peer_on_gpu1" => |c| noted(message_passing(c, Mem::Peer(1))),
+        "multi_gpu_latch_peer" => |c| noted(latch(c, Mem::Peer(0))),
+        "multi_gpu_latch_host_memory" => |c| noted(latch(c, Mem::Host)),
+        "multi_gpu_barrier_peer" => |c| noted(barrier(c, Mem::Peer(0))),
+        "multi_gpu_barrier_host_memory" => |c| noted(barrier(c, Mem::Host)),
+        "multi_gpu_semaphore_ping_pong_host_memory" => |c| noted(ping_pong(c, Mem::Host)),
+        "multi_gpu_semaphore_ping_pong_peer" => |c| noted(ping_pong(c, Mem::Peer(0))),
     ]
 }
 

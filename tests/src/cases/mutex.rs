@@ -69,16 +69,9 @@ fn try_lock_for_expires(ctx: &Ctx) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "mutex_stress_all_sms_x256",
-            timeout: TIMEOUT,
-            run: stress,
-        },
-        GpuTest {
-            name: "mutex_try_lock_for_expires_on_held_lock",
-            timeout: TIMEOUT,
-            run: try_lock_for_expires,
-        },
+    crate::cases![
+        TIMEOUT;
+        "mutex_stress_all_sms_x256" => stress,
+        "mutex_try_lock_for_expires_on_held_lock" => try_lock_for_expires,
     ]
 }

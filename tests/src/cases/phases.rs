@@ -81,16 +81,9 @@ fn init_in_kernel(ctx: &Ctx) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "barrier_arrive_n_and_wait_parity",
-            timeout: TIMEOUT,
-            run: parity_rounds,
-        },
-        GpuTest {
-            name: "latch_and_semaphore_init_in_a_kernel",
-            timeout: TIMEOUT,
-            run: init_in_kernel,
-        },
+    crate::cases![
+        TIMEOUT;
+        "barrier_arrive_n_and_wait_parity" => parity_rounds,
+        "latch_and_semaphore_init_in_a_kernel" => init_in_kernel,
     ]
 }

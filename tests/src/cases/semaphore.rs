@@ -32,16 +32,9 @@ fn stress(ctx: &Ctx, kernel: &str, max: u32) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "semaphore_max4_all_sms_x256",
-            timeout: TIMEOUT,
-            run: |ctx| stress(ctx, "semaphore_stress_4", 4),
-        },
-        GpuTest {
-            name: "semaphore_max32_all_sms_x256",
-            timeout: TIMEOUT,
-            run: |ctx| stress(ctx, "semaphore_stress_32", 32),
-        },
+    crate::cases![
+        TIMEOUT;
+        "semaphore_max4_all_sms_x256" => |ctx| stress(ctx, "semaphore_stress_4", 4),
+        "semaphore_max32_all_sms_x256" => |ctx| stress(ctx, "semaphore_stress_32", 32),
     ]
 }

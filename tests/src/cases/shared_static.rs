@@ -273,31 +273,13 @@ fn cluster_totals(ctx: &Ctx) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "shared_static_variables_do_not_overlap",
-            timeout: TIMEOUT,
-            run: disjoint,
-        },
-        GpuTest {
-            name: "shared_static_block_barrier_and_mutex",
-            timeout: TIMEOUT,
-            run: barrier_mutex,
-        },
-        GpuTest {
-            name: "shared_static_space_atomics_match_generic",
-            timeout: TIMEOUT,
-            run: space_totals,
-        },
-        GpuTest {
-            name: "shared_static_cluster_atomics_match_generic",
-            timeout: TIMEOUT,
-            run: cluster_totals,
-        },
-        GpuTest {
-            name: "shared_static_shared_handle_from_global_traps",
-            timeout: TIMEOUT,
-            run: |ctx| {
+    crate::cases![
+        TIMEOUT;
+        "shared_static_variables_do_not_overlap" => disjoint,
+        "shared_static_block_barrier_and_mutex" => barrier_mutex,
+        "shared_static_space_atomics_match_generic" => space_totals,
+        "shared_static_cluster_atomics_match_generic" => cluster_totals,
+        "shared_static_shared_handle_from_global_traps" => |ctx| {
                 // The misuse cases' protocol: the control counts the word from 5 to 6, the
                 // misuse traps.
                 super::misuse::traps(
@@ -308,11 +290,7 @@ pub fn tests() -> Vec<GpuTest> {
                     "Shared::from_generic of a global pointer",
                 )
             },
-        },
-        GpuTest {
-            name: "shared_static_global_handle_from_shared_traps",
-            timeout: TIMEOUT,
-            run: |ctx| {
+        "shared_static_global_handle_from_shared_traps" => |ctx| {
                 super::misuse::traps(
                     ctx,
                     "shared_static_misuse_global_from_shared",
@@ -321,7 +299,6 @@ pub fn tests() -> Vec<GpuTest> {
                     "Global::from_generic of a shared pointer",
                 )
             },
-        },
     ]
 }
 

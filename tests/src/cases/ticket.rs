@@ -61,9 +61,8 @@ fn fifo(ctx: &Ctx) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![GpuTest {
-        name: "ticket_lock_fifo_all_sms_x256",
-        timeout: TIMEOUT,
-        run: fifo,
-    }]
+    crate::cases![
+        TIMEOUT;
+        "ticket_lock_fifo_all_sms_x256" => fifo,
+    ]
 }

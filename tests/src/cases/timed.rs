@@ -182,21 +182,10 @@ fn block_barrier(ctx: &Ctx) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "timed_waits_expire_on_time",
-            timeout: TIMEOUT,
-            run: expire,
-        },
-        GpuTest {
-            name: "timed_until_past_deadline_makes_one_attempt",
-            timeout: TIMEOUT,
-            run: past_deadline,
-        },
-        GpuTest {
-            name: "block_barrier_timed_wait_times_out_then_succeeds",
-            timeout: TIMEOUT,
-            run: block_barrier,
-        },
+    crate::cases![
+        TIMEOUT;
+        "timed_waits_expire_on_time" => expire,
+        "timed_until_past_deadline_makes_one_attempt" => past_deadline,
+        "block_barrier_timed_wait_times_out_then_succeeds" => block_barrier,
     ]
 }

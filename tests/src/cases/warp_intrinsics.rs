@@ -229,16 +229,9 @@ fn elect(ctx: &Ctx) -> Result<String> {
 }
 
 pub fn tests() -> Vec<GpuTest> {
-    vec![
-        GpuTest {
-            name: "warp_intrinsics_votes_matches_shuffles",
-            timeout: TIMEOUT,
-            run: intrinsics,
-        },
-        GpuTest {
-            name: "warp_elect_one",
-            timeout: TIMEOUT,
-            run: elect,
-        },
+    crate::cases![
+        TIMEOUT;
+        "warp_intrinsics_votes_matches_shuffles" => intrinsics,
+        "warp_elect_one" => elect,
     ]
 }
