@@ -79,6 +79,13 @@ macro_rules! handoff_kernels {
     };
 }
 
+/// Polls `done` (with `NanoSleep`, as the primitives' timed waits do) for about `ns`
+/// nanoseconds; whether it came true. The relaxed controls' waits.
+#[inline(always)]
+fn poll_for(ns: u64, mut done: impl FnMut() -> bool) -> bool {
+    poll_until_for::<NanoSleep, _>(Duration::from_nanos(ns), || done().then_some(())).is_ok()
+}
+
 /// The acquire and release sides of a one-unit semaphore: `BinarySemaphore<Gpu>` (what the
 /// claims test) or [`RelaxedSemaphore`] (their control).
 trait Unit {
@@ -125,11 +132,9 @@ impl Unit for RelaxedSemaphore {
         if self.0.swap(0, Relaxed) == 1 {
             return true;
         }
-        poll_until_for::<NanoSleep, _>(Duration::from_nanos(ns), || {
-            let taken = self.0.load(Relaxed) == 1 && self.0.swap(0, Relaxed) == 1;
-            taken.then_some(())
+        poll_for(ns, || {
+            self.0.load(Relaxed) == 1 && self.0.swap(0, Relaxed) == 1
         })
-        .is_ok()
     }
 
     #[inline(always)]
@@ -358,10 +363,7 @@ impl Count for RelaxedLatch {
 
     #[inline(always)]
     fn wait_for(&self, ns: u64) -> bool {
-        poll_until_for::<NanoSleep, _>(Duration::from_nanos(ns), || {
-            (self.0.load(Relaxed) == 0).then_some(())
-        })
-        .is_ok()
+        poll_for(ns, || self.0.load(Relaxed) == 0)
     }
 }
 

@@ -280,17 +280,18 @@ impl Env<'_> {
             .map_err(ctx(test, "loading the kernel"))
     }
 
-    /// Kernel `name` and its cooperative launch of `blocks x threads` with `smem` bytes of
-    /// dynamic shared memory: these kernels wait on other blocks, which only makes progress if
-    /// all of them are resident, so a grid that cannot be is an error.
+    /// Kernel `base` of `side` and its cooperative launch of `blocks x threads` with `smem`
+    /// bytes of dynamic shared memory: these kernels wait on other blocks, which only makes
+    /// progress if all of them are resident, so a grid that cannot be is an error.
     fn coop(
         &self,
         test: &str,
-        name: &str,
+        side: Side,
+        base: &str,
         threads: u32,
         smem: u32,
     ) -> Result<(Kernel, LaunchConfig), String> {
-        let kernel = self.kernel(test, name)?;
+        let kernel = self.kernel(test, &side.kernel_name(base))?;
         let cfg = self
             .gpu
             .cooperative_config(&kernel, self.plan.blocks, threads, smem)
@@ -386,9 +387,10 @@ pub fn run(gpu: &Device, module: &Module, scale: f64) -> Result<Vec<Row>, String
 /// were lost in a way no instance could see).
 fn mutex(env: &Env) -> Result<Row, String> {
     const TEST: &str = "mutex handoff";
+    const KERNEL: &str = "litmus_handoff_mutex";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.coop(TEST, "litmus_handoff_mutex", p.threads, 0)?;
+    let kernel = env.coop(TEST, Side::Primitive, KERNEL, p.threads, 0)?;
     let m = env.zeros::<u32>(TEST, MUTEX_WORDS)?;
     let ordinal = env.zeros::<u32>(TEST, LINE)?;
     let stats = env.launch(TEST, &kernel, |b| {
@@ -428,14 +430,10 @@ fn check_final(
 /// or its relaxed control.
 fn semaphore_lock(env: &Env, side: Side) -> Result<Row, String> {
     const TEST: &str = "semaphore lock";
+    const KERNEL: &str = "litmus_handoff_semaphore_lock";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.coop(
-        TEST,
-        &side.kernel_name("litmus_handoff_semaphore_lock"),
-        p.lock_threads,
-        0,
-    )?;
+    let kernel = env.coop(TEST, side, KERNEL, p.lock_threads, 0)?;
     let sem = env.per_line(TEST, 1, |_| 1)?;
     let data = env.zeros::<u32>(TEST, WORDS * LINE)?;
     let ordinal = env.zeros::<u32>(TEST, LINE)?;
@@ -465,14 +463,10 @@ fn semaphore_lock(env: &Env, side: Side) -> Result<Row, String> {
 /// a `full` / `empty` pair of `BinarySemaphore<Gpu>` per channel, or of its relaxed control.
 fn semaphore_token(env: &Env, side: Side) -> Result<Row, String> {
     const TEST: &str = "semaphore token";
+    const KERNEL: &str = "litmus_handoff_semaphore_token";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.coop(
-        TEST,
-        &side.kernel_name("litmus_handoff_semaphore_token"),
-        p.token_threads,
-        0,
-    )?;
+    let kernel = env.coop(TEST, side, KERNEL, p.token_threads, 0)?;
     let channels = p.token_channels() as usize;
     let full = env.zeros::<u32>(TEST, channels * LINE)?;
     let empty = env.per_line(TEST, channels, |_| 1)?;
@@ -494,14 +488,10 @@ fn semaphore_token(env: &Env, side: Side) -> Result<Row, String> {
 /// rounds: `blocks * threads`).
 fn latch(env: &Env, side: Side) -> Result<Row, String> {
     const TEST: &str = "latch";
+    const KERNEL: &str = "litmus_handoff_latch";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.coop(
-        TEST,
-        &side.kernel_name("litmus_handoff_latch"),
-        p.threads,
-        0,
-    )?;
+    let kernel = env.coop(TEST, side, KERNEL, p.threads, 0)?;
     let (blocks, threads) = (p.blocks, p.threads);
     let latches = env.per_line(TEST, p.latch_rounds as usize, |r| {
         if r % 2 == 0 {
@@ -525,9 +515,10 @@ fn latch(env: &Env, side: Side) -> Result<Row, String> {
 /// each block), 4 bytes of dynamic shared memory for its wait's result.
 fn barrier(env: &Env) -> Result<Row, String> {
     const TEST: &str = "barrier";
+    const KERNEL: &str = "litmus_handoff_barrier";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.coop(TEST, "litmus_handoff_barrier", p.threads, 4)?;
+    let kernel = env.coop(TEST, Side::Primitive, KERNEL, p.threads, 4)?;
     // A fresh Barrier<Gpu>: one u64 (device/src/barrier.rs).
     let bar = env
         .gpu
@@ -549,9 +540,10 @@ fn barrier(env: &Env) -> Result<Row, String> {
 /// Grid barrier (`litmus_handoff_grid_barrier`): `GridBarrier` over the cooperative grid.
 fn grid_barrier(env: &Env) -> Result<Row, String> {
     const TEST: &str = "grid barrier";
+    const KERNEL: &str = "litmus_handoff_grid_barrier";
     let p = &env.plan;
     let start = Instant::now();
-    let kernel = env.coop(TEST, "litmus_handoff_grid_barrier", p.threads, 0)?;
+    let kernel = env.coop(TEST, Side::Primitive, KERNEL, p.threads, 0)?;
     let bar = env.zeros::<u32>(TEST, LINE)?;
     let slots = env.zeros::<u32>(TEST, 2 * (p.blocks * p.threads) as usize)?;
     let stats = env.launch(TEST, &kernel, |b| {
