@@ -141,17 +141,11 @@ unsafe fn section(cnt: *mut u32, holders: *mut u32, most: *mut u32, exclusive: b
     h.fetch_sub(1, Relaxed);
 }
 
-/// `iters` iterations of `shape` on the [`NOBJ`] locks at `locks`, with their counters
-/// `cnt`, `holders`, `most` (`NOBJ` words each).
+/// `iters` iterations of `shape` on the [`NOBJ`] locks at `locks`, with their counters in
+/// `stats`: counts, holders now, most holders (`NOBJ` words each).
 #[inline(always)]
-unsafe fn run<L: Lock>(
-    locks: *mut L,
-    cnt: *mut u32,
-    holders: *mut u32,
-    most: *mut u32,
-    shape: u32,
-    iters: u32,
-) {
+unsafe fn run<L: Lock>(locks: *mut L, stats: *mut u32, shape: u32, iters: u32) {
+    let (cnt, holders, most) = (stats, stats.add(NOBJ), stats.add(2 * NOBJ));
     let t = block::thread_rank();
     let g = block::rank() * block::dim_x() + t;
     let exclusive = L::UNITS == 1;
@@ -191,14 +185,7 @@ unsafe fn shapes_global<L: Lock>(locks: *mut L, stats: *mut u32, shape: u32, ite
                 *stats.add(4 * NOBJ + g) = L::free(locks.add(g));
             }
         }
-        _ => run(
-            locks,
-            stats,
-            stats.add(NOBJ),
-            stats.add(2 * NOBJ),
-            shape,
-            iters,
-        ),
+        _ => run(locks, stats, shape, iters),
     }
 }
 
@@ -219,14 +206,7 @@ unsafe fn shapes_shared<L: Lock>(out: *mut u32, shape: u32, iters: u32) {
         }
     }
     block::sync();
-    run(
-        locks,
-        stats,
-        stats.add(NOBJ),
-        stats.add(2 * NOBJ),
-        shape,
-        iters,
-    );
+    run(locks, stats, shape, iters);
     block::sync();
     if t < NOBJ {
         let o = out.add((block::rank() as usize * NOBJ + t) * 5);
