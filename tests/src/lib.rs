@@ -44,6 +44,16 @@ impl Ctx {
         self.kernels.get().unwrap().kernel(name).map_err(Into::into)
     }
 
+    /// A skip where this GPU is older than sm_90: `"{needs} sm_90 (this GPU is sm_XY)"`, where
+    /// `needs` names the feature and its verb (`"elect.sync needs"`).
+    pub fn require_sm90(&self, needs: &str) -> Result<()> {
+        let (major, minor) = self.gpu.compute_capability();
+        if (major, minor) < (9, 0) {
+            return skip(format!("{needs} sm_90 (this GPU is sm_{major}{minor})"));
+        }
+        Ok(())
+    }
+
     /// Launches `args` with `cfg` on this GPU, then waits for it at most `limit`. `Ok` holds the
     /// time from the launch to the end; a launch the driver refuses fails as `launch: <error>`.
     ///

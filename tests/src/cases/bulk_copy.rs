@@ -5,7 +5,7 @@
 //! checked against the source, and every block's sum of the words it read against the sum the
 //! host computes; a phase that announces more bytes than arrive must not complete.
 
-use crate::{skip, Ctx, GpuTest};
+use crate::{Ctx, GpuTest};
 use ptx_sync_host::{launch, Error};
 use ptx_sync_testkit::Result;
 use std::time::{Duration, Instant};
@@ -40,17 +40,6 @@ fn chunk_sum(off: u32, words: u32) -> u64 {
     (off..off + words).map(|i| pattern(i) as u64).sum()
 }
 
-/// `Some(skip)` below sm_90 (no bulk copies, no transaction counts).
-fn no_sm90(ctx: &Ctx) -> Option<Result<String>> {
-    let cc = ctx.gpu.compute_capability();
-    (cc < (9, 0)).then(|| {
-        skip(format!(
-            "bulk copies and mbarrier transaction counts need sm_90 (this GPU is sm_{}{})",
-            cc.0, cc.1
-        ))
-    })
-}
-
 fn source(ctx: &Ctx) -> Result<ptx_sync_host::cudarc::driver::CudaSlice<u32>> {
     let words: Vec<u32> = (0..SRC_WORDS).map(pattern).collect();
     ctx.gpu.upload(&words).map_err(Into::into)
@@ -58,9 +47,7 @@ fn source(ctx: &Ctx) -> Result<ptx_sync_host::cudarc::driver::CudaSlice<u32>> {
 
 /// Every block copies 42 chunks (16 B to 48 KiB) through one barrier, phase after phase.
 fn stages(ctx: &Ctx) -> Result<String> {
-    if let Some(s) = no_sm90(ctx) {
-        return s;
-    }
+    ctx.require_sm90("bulk copies and mbarrier transaction counts need")?;
     let kernel = ctx.kernel("bulk_copy_stages")?;
     let gpu = &ctx.gpu;
     let blocks = gpu.sm_count();
@@ -137,9 +124,7 @@ fn expect_more(ctx: &Ctx, extra: u32, limit_ns: u32) -> Result<(u64, u64, u64)> 
 /// thread's `wait_for` times out); once `complete_tx(16)` counts them, it does and the data
 /// is exact. The control announces exactly the copy: no wait times out.
 fn over_announced(ctx: &Ctx) -> Result<String> {
-    if let Some(s) = no_sm90(ctx) {
-        return s;
-    }
+    ctx.require_sm90("bulk copies and mbarrier transaction counts need")?;
     const LIMIT_NS: u32 = 1_000_000;
     let threads = (ctx.gpu.sm_count() * THREADS) as u64;
     let (timed_out, words, bad) = expect_more(ctx, 0, LIMIT_NS)?;
@@ -164,9 +149,7 @@ fn over_announced(ctx: &Ctx) -> Result<String> {
 
 /// A source that is only 4-byte aligned traps in a debug build (the control, aligned, copies).
 fn misaligned_traps(ctx: &Ctx) -> Result<String> {
-    if let Some(s) = no_sm90(ctx) {
-        return s;
-    }
+    ctx.require_sm90("bulk copies and mbarrier transaction counts need")?;
     let kernel = ctx.kernel("bulk_copy_misaligned")?;
     let gpu = &ctx.gpu;
     let src = gpu.upload(&[11u32, 22, 33, 44, 55, 66, 77, 88])?;

@@ -12,17 +12,6 @@ use std::time::{Duration, Instant};
 const TIMEOUT: Duration = Duration::from_secs(60);
 const THREADS: u32 = 256;
 
-/// `Ok(None)`: go on; `Ok(Some(skip))`: this GPU has no clusters.
-fn no_clusters(ctx: &Ctx) -> Option<Result<String>> {
-    let cc = ctx.gpu.compute_capability();
-    (cc < (9, 0)).then(|| {
-        skip(format!(
-            "thread-block clusters need sm_90 (this GPU is sm_{}{})",
-            cc.0, cc.1
-        ))
-    })
-}
-
 /// Launches and waits; a refusal for lack of clusters becomes a skip.
 fn run<'a>(
     ctx: &'a Ctx,
@@ -45,9 +34,7 @@ fn run<'a>(
 /// Rounds of neighbour exchange in distributed shared memory, clusters of `cluster_blocks`.
 fn exchange(ctx: &Ctx, cluster_blocks: u32) -> Result<String> {
     const ROUNDS: u32 = 2_000;
-    if let Some(s) = no_clusters(ctx) {
-        return s;
-    }
+    ctx.require_sm90("thread-block clusters need")?;
     let kernel = ctx.kernel("cluster_dsmem_exchange")?;
     let clusters = 2 * ctx.gpu.sm_count() / cluster_blocks;
     let blocks = clusters * cluster_blocks;
@@ -80,9 +67,7 @@ fn exchange(ctx: &Ctx, cluster_blocks: u32) -> Result<String> {
 fn contend(ctx: &Ctx, mode: u32) -> Result<String> {
     const CLUSTER: u32 = 4;
     const ITERS: u32 = 1_000;
-    if let Some(s) = no_clusters(ctx) {
-        return s;
-    }
+    ctx.require_sm90("thread-block clusters need")?;
     let kernel = ctx.kernel("cluster_atomic_contend")?;
     let clusters = 2 * ctx.gpu.sm_count() / CLUSTER;
     let cfg = ClusterConfig::linear(clusters, CLUSTER, THREADS, 4);

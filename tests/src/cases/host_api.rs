@@ -192,13 +192,7 @@ fn cooperative_grid_barrier(ctx: &Ctx) -> Result<String> {
 fn cluster_launch(ctx: &Ctx) -> Result<String> {
     const THREADS: u32 = 128;
     const TAG: u32 = 7;
-    let cc = ctx.gpu.compute_capability();
-    if cc < (9, 0) {
-        return skip(format!(
-            "thread-block clusters need sm_90 (this GPU is sm_{}{})",
-            cc.0, cc.1
-        ));
-    }
+    ctx.require_sm90("thread-block clusters need")?;
     let module = module(ctx)?;
     let gpu = &ctx.gpu;
     let kernel = module.kernel("host_api_cluster_shape")?;

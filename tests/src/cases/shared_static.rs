@@ -232,13 +232,7 @@ fn space_totals(ctx: &Ctx) -> Result<String> {
 fn cluster_totals(ctx: &Ctx) -> Result<String> {
     const CLUSTER: u32 = 4;
     const ITERS: u32 = 500;
-    let cc = ctx.gpu.compute_capability();
-    if cc < (9, 0) {
-        return skip(format!(
-            "thread-block clusters need sm_90 (this GPU is sm_{}{})",
-            cc.0, cc.1
-        ));
-    }
+    ctx.require_sm90("thread-block clusters need")?;
     let kernel = ctx.kernel("shared_static_cluster_totals")?;
     let clusters = 2 * ctx.gpu.sm_count() / CLUSTER;
     let cfg = ClusterConfig::linear(clusters, CLUSTER, THREADS, 0);

@@ -172,13 +172,7 @@ fn intrinsics(ctx: &Ctx) -> Result<String> {
 }
 
 fn elect(ctx: &Ctx) -> Result<String> {
-    let cc = ctx.gpu.compute_capability();
-    if cc < (9, 0) {
-        return skip(format!(
-            "elect.sync needs sm_90 (this GPU is sm_{}{})",
-            cc.0, cc.1
-        ));
-    }
+    ctx.require_sm90("elect.sync needs")?;
     if let Err(why) = ctx.kernel("warp_elect_one") {
         return skip(format!(
             "warp_elect_one: {why} (the PTX was built for an arch below sm_90)"
