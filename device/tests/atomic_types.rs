@@ -2,27 +2,15 @@
 //! exact conversions, float min/max (PTX's NaN and signed-zero rule), `update` / `try_update`
 //! on every type, and the sm_90 vector types (per lane on the host). Exact values throughout.
 
+mod common {
+    pub mod threads;
+}
+
+use common::threads::{on_threads, THREADS};
 use ptx_sync::atomic::{AtomicBf16x8, AtomicF16x4, AtomicF32x2, AtomicF32x4};
 use ptx_sync::{
     Atomic, AtomicBool, AtomicPtr, Bf16, Bf16x2, Cta, F16x2, Gpu, Ordering::*, Sys, F16,
 };
-use std::sync::Arc;
-use std::thread;
-
-const THREADS: u32 = 4;
-
-fn on_threads(f: impl Fn(u32) + Send + Sync + 'static) {
-    let f = Arc::new(f);
-    let handles: Vec<_> = (0..THREADS)
-        .map(|t| {
-            let f = f.clone();
-            thread::spawn(move || f(t))
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-}
 
 // ---- binary16 / bfloat16 conversions, against independent arithmetic ----
 

@@ -1,6 +1,11 @@
 //! The host backend (core::sync::atomic) under real thread contention: algorithms written
 //! against `ptx_sync` are testable on a CPU, so its results must be exact here too.
 
+mod common {
+    pub mod threads;
+}
+
+use common::threads::{on_threads, THREADS};
 use core::time::Duration;
 use ptx_sync::{
     fence, Atomic, AtomicBool, AtomicFlag, AtomicIsize, AtomicPtr, AtomicUsize, Cta, Gpu,
@@ -9,21 +14,7 @@ use ptx_sync::{
 use std::sync::Arc;
 use std::thread;
 
-const THREADS: u32 = 4;
 const ITERS: u32 = 20_000;
-
-fn on_threads(f: impl Fn(u32) + Send + Sync + 'static) {
-    let f = Arc::new(f);
-    let handles: Vec<_> = (0..THREADS)
-        .map(|t| {
-            let f = f.clone();
-            thread::spawn(move || f(t))
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-}
 
 #[test]
 fn contended_integer_rmws_are_exact() {
@@ -228,33 +219,27 @@ fn atomic_bool_truth_table_matches_core() {
         fn(&AtomicBool<Gpu>, bool) -> bool,
         fn(&CoreBool, bool) -> bool,
     );
+    // A row whose operation has the same name on both types: `$method(b, $order)`.
+    macro_rules! same {
+        ($name:literal, $method:ident, $order:expr) => {
+            (
+                $name,
+                |a, b| a.$method(b, $order),
+                |c, b| c.$method(b, $order),
+            )
+        };
+    }
     let ops: [Op; 8] = [
-        (
-            "and",
-            |a, b| a.fetch_and(b, AcqRel),
-            |c, b| c.fetch_and(b, AcqRel),
-        ),
-        (
-            "or",
-            |a, b| a.fetch_or(b, AcqRel),
-            |c, b| c.fetch_or(b, AcqRel),
-        ),
-        (
-            "xor",
-            |a, b| a.fetch_xor(b, AcqRel),
-            |c, b| c.fetch_xor(b, AcqRel),
-        ),
-        (
-            "nand",
-            |a, b| a.fetch_nand(b, AcqRel),
-            |c, b| c.fetch_nand(b, AcqRel),
-        ),
+        same!("and", fetch_and, AcqRel),
+        same!("or", fetch_or, AcqRel),
+        same!("xor", fetch_xor, AcqRel),
+        same!("nand", fetch_nand, AcqRel),
         (
             "not",
             |a, _| a.fetch_not(SeqCst),
             |c, _| c.fetch_xor(true, SeqCst),
         ),
-        ("swap", |a, b| a.swap(b, Release), |c, b| c.swap(b, Release)),
+        same!("swap", swap, Release),
         (
             "cas true->b",
             |a, b| {

@@ -5,6 +5,11 @@
 //! with a value this file computes on its own from the lanes' inputs (PTX's rules written out
 //! again here, not taken from the crate), and the number of checks is exact.
 
+mod common {
+    pub mod lanes;
+}
+
+use common::lanes::thread;
 use ptx_sync::warp::emulation::{self, converged, Thread, UNDEFINED_WORD};
 use ptx_sync::warp::{self, ShuffleValue};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -91,6 +96,17 @@ fn shapes() -> Vec<Shape> {
             xor: 9,
         },
     ]
+}
+
+impl Shape {
+    /// The threads of the launch that call, each as `(id, thread, its group's mask)`.
+    fn callers(&self) -> impl Iterator<Item = (u32, Thread, u32)> + '_ {
+        (0..self.threads).filter_map(|id| {
+            let t = thread(self.threads, id);
+            let mask = (self.group)(t);
+            (mask != 0).then_some((id, t, mask))
+        })
+    }
 }
 
 /// The `n`-th lane of `mask` (n < its popcount).
@@ -250,18 +266,6 @@ fn expect(t: Thread, mask: u32, s: &Shape) -> [u64; K] {
     ]
 }
 
-/// Thread `id` of a launch of `threads`, as `emulation::launch` numbers it.
-fn thread(threads: u32, id: u32) -> Thread {
-    let (warp, lane) = (id / 32, id % 32);
-    let n = (threads - warp * 32).min(32);
-    Thread {
-        id,
-        warp,
-        lane,
-        warp_mask: if n == 32 { u32::MAX } else { (1 << n) - 1 },
-    }
-}
-
 const NAMES: [&str; K] = [
     "ballot",
     "any",
@@ -304,12 +308,7 @@ fn every_intrinsic_in_every_calling_shape_gives_exactly_the_ptx_result() {
         });
         let mut checked = 0;
         let mut callers = 0;
-        for id in 0..shape.threads {
-            let t = thread(shape.threads, id);
-            let mask = (shape.group)(t);
-            if mask == 0 {
-                continue;
-            }
+        for (id, t, mask) in shape.callers() {
             callers += 1;
             let want = expect(t, mask, &shape);
             for k in 0..K {
@@ -348,12 +347,7 @@ fn the_shapes_exercise_both_outcomes() {
         let mut seen = [[false; 2]; 4];
         let mut own = 0;
         let mut moved = 0;
-        for id in 0..shape.threads {
-            let t = thread(shape.threads, id);
-            let mask = (shape.group)(t);
-            if mask == 0 {
-                continue;
-            }
+        for (id, t, mask) in shape.callers() {
             let e = expect(t, mask, &shape);
             seen[0][(e[1] != 0) as usize] = true; // any
             seen[1][(e[2] != 0) as usize] = true; // all

@@ -3,6 +3,11 @@
 //! one warp on different objects, on one object, only some lanes calling, partial warps.
 //! Every case counts what it checks against the exact expected total.
 
+mod common {
+    pub mod lanes;
+}
+
+use common::lanes::thread;
 use ptx_sync::warp::emulation::{self, converged, Thread};
 use ptx_sync::{Barrier, BinarySemaphore, Gpu, Latch, Mutex, Semaphore, Spin};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
@@ -123,6 +128,24 @@ impl Shape {
         }
         n
     }
+
+    /// `iters` calls by each caller, per object.
+    fn calls(&self, iters: u32) -> Vec<u64> {
+        self.callers()
+            .iter()
+            .map(|&n| n as u64 * iters as u64)
+            .collect()
+    }
+
+    /// Launches the shape: every calling thread runs `body(t, its object, the mask of the
+    /// lanes of its warp that call)`.
+    fn launch(self, body: impl Fn(Thread, usize, u32) + Send + Sync + 'static) {
+        emulation::launch(self.threads, LIMIT, move |t| {
+            if (self.calls)(t) {
+                body(t, (self.object)(t), self.mask(t));
+            }
+        });
+    }
 }
 
 /// `n` zeroed per-object counters, shared by the lanes of a launch.
@@ -130,16 +153,17 @@ fn zeros<A: Default>(n: usize) -> Arc<Vec<A>> {
     Arc::new((0..n).map(|_| A::default()).collect())
 }
 
-/// Thread `id` of a launch of `threads`, as `emulation::launch` numbers it.
-fn thread(threads: u32, id: u32) -> Thread {
-    let (warp, lane) = (id / 32, id % 32);
-    let n = (threads - warp * 32).min(32);
-    Thread {
-        id,
-        warp,
-        lane,
-        warp_mask: if n == 32 { u32::MAX } else { (1 << n) - 1 },
-    }
+/// The values of per-object counters.
+fn loads(counters: &[AtomicU32]) -> Vec<u32> {
+    counters.iter().map(|c| c.load(Relaxed)).collect()
+}
+
+/// Per object: `2 * rounds` phases for a barrier with callers, none for an unused one.
+fn phases(callers: &[u32], rounds: u32) -> Vec<u32> {
+    callers
+        .iter()
+        .map(|&n| if n > 0 { 2 * rounds } else { 0 })
+        .collect()
 }
 
 #[test]
@@ -151,11 +175,7 @@ fn mutex_every_calling_shape_counts_exactly_with_one_holder_per_object() {
         let holders: Arc<Vec<AtomicU32>> = zeros(shape.objects);
         let most = Arc::new(AtomicU32::new(0));
         let (l, h, m) = (locks.clone(), holders.clone(), most.clone());
-        emulation::launch(shape.threads, LIMIT, move |t| {
-            if !(shape.calls)(t) {
-                return;
-            }
-            let (k, mask) = ((shape.object)(t), shape.mask(t));
+        shape.launch(move |_, k, mask| {
             for _ in 0..ITERS {
                 converged(mask, || {
                     let mut g = l[k].lock();
@@ -168,11 +188,7 @@ fn mutex_every_calling_shape_counts_exactly_with_one_holder_per_object() {
                 });
             }
         });
-        let want: Vec<u64> = shape
-            .callers()
-            .iter()
-            .map(|&n| n as u64 * ITERS as u64)
-            .collect();
+        let want = shape.calls(ITERS);
         let got: Vec<u64> = locks
             .iter()
             .map(|m| *m.try_lock().expect("left locked"))
@@ -218,11 +234,7 @@ fn semaphores_every_calling_shape_count_exactly_within_their_units() {
                 holders.clone(),
                 most.clone(),
             );
-            emulation::launch(shape.threads, LIMIT, move |t| {
-                if !(shape.calls)(t) {
-                    return;
-                }
-                let (k, mask) = ((shape.object)(t), shape.mask(t));
+            shape.launch(move |_, k, mask| {
                 for _ in 0..ITERS {
                     converged(mask, || {
                         if units == 1 {
@@ -249,11 +261,7 @@ fn semaphores_every_calling_shape_count_exactly_within_their_units() {
                     });
                 }
             });
-            let want: Vec<u64> = shape
-                .callers()
-                .iter()
-                .map(|&n| n as u64 * ITERS as u64)
-                .collect();
+            let want = shape.calls(ITERS);
             let got: Vec<u64> = values.iter().map(|x| x.load(Relaxed)).collect();
             assert_eq!(got, want, "{what}, {}: sections per object", shape.name);
             assert!(
@@ -292,11 +300,7 @@ fn latch_every_calling_shape_opens_each_latch_after_exactly_its_arrivals() {
             saw_all.clone(),
             want.clone(),
         );
-        emulation::launch(shape.threads, LIMIT, move |t| {
-            if !(shape.calls)(t) {
-                return;
-            }
-            let (k, mask) = ((shape.object)(t), shape.mask(t));
+        shape.launch(move |t, k, mask| {
             a[k].fetch_add(1, Relaxed);
             converged(mask, || l[k].arrive_and_wait());
             assert!(
@@ -308,7 +312,7 @@ fn latch_every_calling_shape_opens_each_latch_after_exactly_its_arrivals() {
                 s[k].fetch_add(1, Relaxed);
             }
         });
-        let got: Vec<u32> = saw_all.iter().map(|c| c.load(Relaxed)).collect();
+        let got = loads(&saw_all);
         assert_eq!(
             got, callers,
             "latch, {}: callers that saw every arrival of their latch",
@@ -341,11 +345,7 @@ fn barrier_every_calling_shape_runs_each_barrier_one_phase_per_round() {
             saw_all.clone(),
             want.clone(),
         );
-        emulation::launch(shape.threads, LIMIT, move |t| {
-            if !(shape.calls)(t) {
-                return;
-            }
-            let (k, mask) = ((shape.object)(t), shape.mask(t));
+        shape.launch(move |_, k, mask| {
             for r in 0..ROUNDS as u64 {
                 a[k].fetch_add(1, Relaxed);
                 converged(mask, || {
@@ -361,17 +361,14 @@ fn barrier_every_calling_shape_runs_each_barrier_one_phase_per_round() {
                 converged(mask, || b[k].arrive_and_wait());
             }
         });
-        let used: Vec<u32> = callers
-            .iter()
-            .map(|&n| if n > 0 { 2 * ROUNDS } else { 0 })
-            .collect();
+        let used = phases(&callers, ROUNDS);
         let got: Vec<u32> = completions.iter().map(|c| c.load(Relaxed) * 2).collect();
         assert_eq!(
             got, used,
             "barrier, {}: phases per barrier (2 per round)",
             shape.name
         );
-        let seen: Vec<u32> = saw_all.iter().map(|c| c.load(Relaxed)).collect();
+        let seen = loads(&saw_all);
         let want: Vec<u32> = callers.iter().map(|&n| n * ROUNDS).collect();
         assert_eq!(
             seen, want,
@@ -419,11 +416,7 @@ fn barriers_with_completions_each_run_theirs_once_per_phase() {
             arrived.clone(),
             saw_completion.clone(),
         );
-        emulation::launch(shape.threads, LIMIT, move |t| {
-            if !(shape.calls)(t) {
-                return;
-            }
-            let (k, mask) = ((shape.object)(t), shape.mask(t));
+        shape.launch(move |t, k, mask| {
             for r in 0..ROUNDS {
                 a[k].fetch_add(1, Relaxed);
                 if (r + t.lane) % 2 == 0 {
@@ -443,19 +436,16 @@ fn barriers_with_completions_each_run_theirs_once_per_phase() {
                 converged(mask, || b[k].arrive_and_wait());
             }
         });
-        let used: Vec<u32> = callers
-            .iter()
-            .map(|&n| if n > 0 { 2 * ROUNDS } else { 0 })
-            .collect();
-        let runs: Vec<u32> = completions.iter().map(|c| c.load(Relaxed)).collect();
+        let used = phases(&callers, ROUNDS);
+        let runs = loads(&completions);
         assert_eq!(runs, used, "{}: completion runs per barrier", shape.name);
-        let views: Vec<u32> = complete_views.iter().map(|c| c.load(Relaxed)).collect();
+        let views = loads(&complete_views);
         assert_eq!(
             views, used,
             "{}: completions that saw every arrival of their round",
             shape.name
         );
-        let seen: Vec<u32> = saw_completion.iter().map(|c| c.load(Relaxed)).collect();
+        let seen = loads(&saw_completion);
         let want: Vec<u32> = callers.iter().map(|&n| n * ROUNDS).collect();
         assert_eq!(
             seen, want,
