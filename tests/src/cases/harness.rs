@@ -14,8 +14,7 @@ fn smoke_iota(ctx: &Ctx) -> Result<String> {
     let out = ctx.gpu.upload(&vec![0xdead_beef_u32; n as usize])?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&out).arg(&n);
-    unsafe { b.launch(LaunchConfig::for_num_elems(n)) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
+    unsafe { ctx.launch_and_wait(b, LaunchConfig::for_num_elems(n), TIMEOUT) }?;
     let got = ctx.gpu.download(&out)?;
     match got.iter().enumerate().find(|(i, &v)| v != *i as u32) {
         Some((i, v)) => Err(format!("out[{i}] = {v:#x}").into()),
@@ -41,8 +40,7 @@ fn mapped_memory_roundtrip(ctx: &Ctx) -> Result<String> {
     let ptr = buf.device_ptr();
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&ptr).arg(&n);
-    unsafe { b.launch(LaunchConfig::for_num_elems(n)) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT)?;
+    unsafe { ctx.launch_and_wait(b, LaunchConfig::for_num_elems(n), TIMEOUT) }?;
     for (i, w) in words.iter().enumerate() {
         let (got, want) = (
             w.load(Acquire),
@@ -94,8 +92,7 @@ fn hang(ctx: &Ctx) -> Result<String> {
     let flag = ctx.gpu.zeros::<u32>(1)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&flag);
-    unsafe { b.launch(one_thread()) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(Duration::from_secs(600))?;
+    unsafe { ctx.launch_and_wait(b, one_thread(), Duration::from_secs(600)) }?;
     Err("the hanging kernel finished".into())
 }
 

@@ -55,8 +55,7 @@ fn latch_deadlock(ctx: &Ctx) -> Result<String> {
     let passed = ctx.gpu.zeros::<u32>(1)?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&latch).arg(&passed);
-    unsafe { b.launch(one_thread()) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(Duration::from_secs(600))?;
+    unsafe { ctx.launch_and_wait(b, one_thread(), Duration::from_secs(600)) }?;
     Err("the deadlocked kernel finished".into())
 }
 
