@@ -101,6 +101,15 @@ impl Ctx {
     }
 }
 
+/// `r`, where a GPU without thread-block clusters ([`ptx_sync_host::Error::NoClusters`]) is a
+/// skip saying so.
+pub fn clusters_or_skip<T>(r: ptx_sync_host::Result<T>) -> Result<T> {
+    match r {
+        Err(err @ ptx_sync_host::Error::NoClusters { .. }) => skip(err),
+        r => Ok(r?),
+    }
+}
+
 /// One GPU test: `run` returns a short account of what it checked, why it failed, or (as
 /// [`skip`]) why it does not apply here.
 pub struct GpuTest {

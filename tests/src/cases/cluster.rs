@@ -3,9 +3,9 @@
 //! shared memory between the blocks of each cluster through `cluster::sync()` and `mapa`, and
 //! contend on one `Atomic<u32, Cluster>` per cluster. Every read and every count is checked.
 
-use crate::{skip, Ctx, GpuTest};
+use crate::{clusters_or_skip, Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::PushKernelArg;
-use ptx_sync_host::{ClusterConfig, ClusterLaunch, ClusterLimit, Error, Kernel};
+use ptx_sync_host::{ClusterConfig, ClusterLaunch, ClusterLimit, Kernel};
 use ptx_sync_testkit::Result;
 use std::time::{Duration, Instant};
 
@@ -18,17 +18,13 @@ fn run<'a>(
     kernel: &'a Kernel,
     cfg: ClusterConfig,
     push: impl FnOnce(&mut ClusterLaunch<'a>),
-) -> Result<Result<(ClusterLimit, Duration), String>> {
+) -> Result<(ClusterLimit, Duration)> {
     let mut launch = ctx.gpu.cluster_launch(kernel);
     push(&mut launch);
     let start = Instant::now();
-    let limit = match unsafe { launch.launch_cluster(cfg) } {
-        Ok(l) => l,
-        Err(err @ Error::NoClusters { .. }) => return Ok(Err(err.to_string())),
-        Err(err) => return Err(err.into()),
-    };
+    let limit = clusters_or_skip(unsafe { launch.launch_cluster(cfg) })?;
     ctx.gpu.wait(TIMEOUT)?;
-    Ok(Ok((limit, start.elapsed())))
+    Ok((limit, start.elapsed()))
 }
 
 /// Rounds of neighbour exchange in distributed shared memory, clusters of `cluster_blocks`.
@@ -40,12 +36,9 @@ fn exchange(ctx: &Ctx, cluster_blocks: u32) -> Result<String> {
     let blocks = clusters * cluster_blocks;
     let cfg = ClusterConfig::linear(clusters, cluster_blocks, THREADS, 4 * THREADS);
     let stats = ctx.gpu.zeros::<u64>(3)?;
-    let (limit, took) = match run(ctx, &kernel, cfg, |l| {
+    let (limit, took) = run(ctx, &kernel, cfg, |l| {
         l.arg(&ROUNDS).arg(&cluster_blocks).arg(&stats);
-    })? {
-        Ok(r) => r,
-        Err(why) => return skip(why),
-    };
+    })?;
     let s = ctx.gpu.download(&stats)?;
     let (errors, checks, shape) = (s[0], s[1], s[2]);
     let want = 2 * blocks as u64 * THREADS as u64 * ROUNDS as u64;
@@ -73,12 +66,9 @@ fn contend(ctx: &Ctx, mode: u32) -> Result<String> {
     let cfg = ClusterConfig::linear(clusters, CLUSTER, THREADS, 4);
     let counters = ctx.gpu.zeros::<u32>(clusters as usize)?;
     let results = ctx.gpu.zeros::<u64>(2 * clusters as usize)?;
-    let (_, took) = match run(ctx, &kernel, cfg, |l| {
+    let (_, took) = run(ctx, &kernel, cfg, |l| {
         l.arg(&ITERS).arg(&mode).arg(&counters).arg(&results);
-    })? {
-        Ok(r) => r,
-        Err(why) => return skip(why),
-    };
+    })?;
     let r = ctx.gpu.download(&results)?;
     let words = ctx.gpu.download(&counters)?;
     let total = (CLUSTER * THREADS * ITERS) as u64;

@@ -4,7 +4,7 @@
 //! clusters), device statics read and written from the host (`Module::read_global`,
 //! `write_global`, `global_ptr`), and the errors each refuses with. Every value is checked.
 
-use crate::{skip, Ctx, GpuTest, KERNELS_PTX};
+use crate::{clusters_or_skip, Ctx, GpuTest, KERNELS_PTX};
 use ptx_sync_host::{launch, ClusterConfig, Error, Module};
 use ptx_sync_testkit::Result;
 use std::time::Duration;
@@ -207,11 +207,7 @@ fn cluster_launch(ctx: &Ctx) -> Result<String> {
         } else {
             unsafe { launch!(cluster module.host_api_cluster_shape<<<cfg, ctx.gpu>>>(&out, &TAG)) }
         };
-        let limit = match result {
-            Ok(l) => l,
-            Err(err @ Error::NoClusters { .. }) => return skip(err),
-            Err(err) => return Err(err.into()),
-        };
+        let limit = clusters_or_skip(result)?;
         gpu.wait(TIMEOUT)?;
         if limit.max_cluster_blocks < cluster_blocks || limit.max_active_clusters == 0 {
             return Err(format!("clusters of {cluster_blocks} launched under {limit:?}").into());

@@ -5,9 +5,9 @@
 //! ones, and those totals are the closed forms; debug builds trap on a `Shared` handle made
 //! from a global pointer and on a `Global` handle made from a shared one.
 
-use crate::{skip, Ctx, GpuTest};
+use crate::{clusters_or_skip, Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::PushKernelArg;
-use ptx_sync_host::{launch, ClusterConfig, Error};
+use ptx_sync_host::{launch, ClusterConfig};
 use ptx_sync_testkit::Result;
 use std::time::Duration;
 
@@ -239,11 +239,7 @@ fn cluster_totals(ctx: &Ctx) -> Result<String> {
     let out = ctx.gpu.zeros::<u64>(clusters as usize * 6)?;
     let mut l = ctx.gpu.cluster_launch(&kernel);
     l.arg(&ITERS).arg(&out);
-    match unsafe { l.launch_cluster(cfg) } {
-        Ok(_) => {}
-        Err(err @ Error::NoClusters { .. }) => return skip(err),
-        Err(err) => return Err(err.into()),
-    }
+    clusters_or_skip(unsafe { l.launch_cluster(cfg) })?;
     ctx.gpu.wait(TIMEOUT)?;
     let o = ctx.gpu.download(&out)?;
     let t = (CLUSTER * THREADS * ITERS) as u64;
