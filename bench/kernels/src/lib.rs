@@ -336,34 +336,46 @@ unsafe fn bb_report(errors: *mut u32, err: u32) {
     }
 }
 
+/// The block-barrier rows' loop: `$iters` phases of writing this thread's slot, `$sync`, and
+/// checking the right-hand neighbour's; the stale reads go to `$errors`. A macro: a function
+/// taking `$sync` as a closure gave the same code with its registers renumbered.
+macro_rules! bb_exchange {
+    ($iters:expr, $errors:expr, $sync:expr) => {
+        let (mut err, right) = (0, bb_right());
+        for i in 0..$iters {
+            bb_slot(i, block::thread_x()).write(i);
+            $sync;
+            err += bb_stale(i, right);
+        }
+        bb_report($errors, err);
+    };
+}
+
+/// The block's barrier of type `$ty` at the start of dynamic shared memory, initialized by
+/// thread 0 for the whole block (the block syncs before it is used).
+macro_rules! block_barrier_in_smem {
+    ($ty:ty) => {{
+        let bar = <$ty>::from_ptr(block::dynamic_shared_memory().cast());
+        if block::thread_x() == 0 {
+            bar.init(block::dim_x());
+        }
+        block::sync();
+        bar
+    }};
+}
+
 /// `block_barrier/syncthreads`: `block::sync()` (`barrier.sync 0`).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn block_barrier__syncthreads(iters: i32, errors: *mut u32) {
-    let (mut err, right) = (0, bb_right());
-    for i in 0..iters {
-        bb_slot(i, block::thread_x()).write(i);
-        block::sync();
-        err += bb_stale(i, right);
-    }
-    bb_report(errors, err);
+    bb_exchange!(iters, errors, block::sync());
 }
 
 /// `block_barrier/cuda_barrier`: `BlockBarrier` (mbarrier) in shared memory.
 #[cfg(target_feature = "sm_80")]
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn block_barrier__cuda_barrier(iters: i32, errors: *mut u32) {
-    let bar = BlockBarrier::from_ptr(block::dynamic_shared_memory().cast());
-    if block::thread_x() == 0 {
-        bar.init(block::dim_x());
-    }
-    block::sync();
-    let (mut err, right) = (0, bb_right());
-    for i in 0..iters {
-        bb_slot(i, block::thread_x()).write(i);
-        bar.arrive_and_wait();
-        err += bb_stale(i, right);
-    }
-    bb_report(errors, err);
+    let bar = block_barrier_in_smem!(BlockBarrier);
+    bb_exchange!(iters, errors, bar.arrive_and_wait());
 }
 
 /// `block_barrier/split_arrive_wait`: `arrive`, 16 steps of independent work, `wait`.
@@ -374,11 +386,7 @@ pub unsafe extern "ptx-kernel" fn block_barrier__split_arrive_wait(
     errors: *mut u32,
     sink: *mut f32,
 ) {
-    let bar = BlockBarrier::from_ptr(block::dynamic_shared_memory().cast());
-    if block::thread_x() == 0 {
-        bar.init(block::dim_x());
-    }
-    block::sync();
+    let bar = block_barrier_in_smem!(BlockBarrier);
     let (mut err, right) = (0, bb_right());
     let mut acc = block::thread_x() as f32;
     for i in 0..iters {
@@ -403,18 +411,8 @@ pub unsafe extern "ptx-kernel" fn block_barrier__split_arrive_wait(
 /// bench/NOTES.md).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn block_barrier__generic(iters: i32, errors: *mut u32) {
-    let bar = Barrier::<Cta, Spin>::from_ptr(block::dynamic_shared_memory().cast());
-    if block::thread_x() == 0 {
-        bar.init(block::dim_x());
-    }
-    block::sync();
-    let (mut err, right) = (0, bb_right());
-    for i in 0..iters {
-        bb_slot(i, block::thread_x()).write(i);
-        bar.arrive_and_wait();
-        err += bb_stale(i, right);
-    }
-    bb_report(errors, err);
+    let bar = block_barrier_in_smem!(Barrier<Cta, Spin>);
+    bb_exchange!(iters, errors, bar.arrive_and_wait());
 }
 
 /// `grid_barrier/grid_sync/*`: thread 0 writes its slot, the whole grid syncs, thread 0 reads
