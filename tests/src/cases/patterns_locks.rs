@@ -25,7 +25,7 @@ use crate::{Ctx, GpuTest};
 use plan::*;
 use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use ptx_sync_host::ptx_sync::{BinarySemaphore, Cta, Gpu, Mutex, Semaphore, SpinLock, TicketLock};
-use ptx_sync_testkit::{launch_config, Result};
+use ptx_sync_testkit::{launch_config, one_thread, Result};
 use std::collections::BTreeMap;
 use std::mem::size_of;
 use std::time::{Duration, Instant};
@@ -130,10 +130,6 @@ fn n(x: impl Into<u64>) -> String {
     out
 }
 
-fn err(e: impl std::fmt::Display) -> String {
-    e.to_string()
-}
-
 /// The kernels' object sizes must be the host's (allocations and shared memory are sized
 /// from the host's).
 fn check_sizes(ctx: &Ctx) -> Result<()> {
@@ -152,12 +148,11 @@ fn check_sizes(ctx: &Ctx) -> Result<()> {
         SEMAPHORE_COUNTING.size_cta,
     ];
     let kernel = ctx.kernel("pattern_lock_sizes")?;
-    let out = ctx.gpu.zeros::<u32>(host.len()).map_err(err)?;
+    let out = ctx.gpu.zeros::<u32>(host.len())?;
     let mut b = ctx.gpu.stream().launch_builder(kernel.function());
     b.arg(&out);
-    unsafe { b.launch(launch_config(1, 1, 0)) }.map_err(|e| format!("launch: {e}"))?;
-    ctx.gpu.wait(TIMEOUT).map_err(err)?;
-    let dev = ctx.gpu.download(&out).map_err(err)?;
+    unsafe { ctx.launch_and_wait(b, one_thread(), TIMEOUT) }?;
+    let dev = ctx.gpu.download(&out)?;
     let host: Vec<u32> = host.iter().map(|&s| s as u32).collect();
     if dev != host {
         return Err(format!(
@@ -228,8 +223,8 @@ fn global(ctx: &Ctx, k: &Kind) -> Result<String> {
     let start = Instant::now();
     let (mut parts, mut wrong, mut most_seen, mut total) = (vec![], vec![], 0, 0u64);
     for (shape, name) in SHAPES {
-        let locks = ctx.gpu.zeros::<u32>(NOBJ * k.size_gpu / 4).map_err(err)?;
-        let stats = ctx.gpu.zeros::<u32>(5 * NOBJ).map_err(err)?;
+        let locks = ctx.gpu.zeros::<u32>(NOBJ * k.size_gpu / 4)?;
+        let stats = ctx.gpu.zeros::<u32>(5 * NOBJ)?;
         let launch = |shape: u32, cfg: LaunchConfig| -> Result<()> {
             let mut b = ctx.gpu.stream().launch_builder(kernel.function());
             b.arg(&locks).arg(&stats).arg(&shape).arg(&iters);
@@ -241,7 +236,7 @@ fn global(ctx: &Ctx, k: &Kind) -> Result<String> {
         launch(shape, launch_config(blocks, THREADS, 0))?;
         launch(PROBE, launch_config(1, NOBJ as u32, 0))?;
         ctx.gpu.wait(TIMEOUT).map_err(|e| format!("{name}: {e}"))?;
-        let s = ctx.gpu.download(&stats).map_err(err)?;
+        let s = ctx.gpu.download(&stats)?;
         let mut want = [0u32; NOBJ];
         for block in 0..blocks {
             expect_block(&mut want, shape, block, iters);
@@ -283,16 +278,13 @@ fn shared(ctx: &Ctx, k: &Kind) -> Result<String> {
     let start = Instant::now();
     let (mut parts, mut wrong, mut most_seen, mut total) = (vec![], vec![], 0, 0u64);
     for (shape, name) in SHAPES {
-        let out = ctx
-            .gpu
-            .zeros::<u32>(blocks as usize * NOBJ * 5)
-            .map_err(err)?;
+        let out = ctx.gpu.zeros::<u32>(blocks as usize * NOBJ * 5)?;
         let mut b = ctx.gpu.stream().launch_builder(kernel.function());
         b.arg(&out).arg(&shape).arg(&iters);
         unsafe { b.launch(launch_config(blocks, THREADS, smem)) }
             .map_err(|e| format!("{name}: launch: {e}"))?;
         ctx.gpu.wait(TIMEOUT).map_err(|e| format!("{name}: {e}"))?;
-        let s = ctx.gpu.download(&out).map_err(err)?;
+        let s = ctx.gpu.download(&out)?;
         let mut sections = 0u64;
         for block in 0..blocks {
             let mut want = [0u32; NOBJ];
@@ -347,12 +339,9 @@ fn table(ctx: &Ctx, k: &Kind) -> Result<String> {
         .into());
     }
     let kernel = ctx.kernel(&format!("pattern_{}_table", k.kernel))?;
-    let locks = ctx
-        .gpu
-        .zeros::<u32>(BUCKETS * k.size_gpu / 4)
-        .map_err(err)?;
-    let slots = ctx.gpu.zeros::<u32>(BUCKETS * SLOTS * 2).map_err(err)?;
-    let out: CudaSlice<u32> = ctx.gpu.zeros::<u32>(1 + 2 * BUCKETS).map_err(err)?;
+    let locks = ctx.gpu.zeros::<u32>(BUCKETS * k.size_gpu / 4)?;
+    let slots = ctx.gpu.zeros::<u32>(BUCKETS * SLOTS * 2)?;
+    let out: CudaSlice<u32> = ctx.gpu.zeros::<u32>(1 + 2 * BUCKETS)?;
     let launch = |mode: u32, n: u32| -> Result<()> {
         let mut b = ctx.gpu.stream().launch_builder(kernel.function());
         b.arg(&locks).arg(&slots).arg(&out).arg(&mode).arg(&n);
@@ -361,15 +350,15 @@ fn table(ctx: &Ctx, k: &Kind) -> Result<String> {
             .map_err(|e| format!("launch: {e}").into())
     };
     launch(0, 0)?;
-    ctx.gpu.wait(TIMEOUT).map_err(err)?;
+    ctx.gpu.wait(TIMEOUT)?;
     let start = Instant::now();
     launch(1, inserts)?;
-    ctx.gpu.wait(TIMEOUT).map_err(err)?;
+    ctx.gpu.wait(TIMEOUT)?;
     let took = start.elapsed();
     launch(2, 0)?;
-    ctx.gpu.wait(TIMEOUT).map_err(err)?;
-    let got = ctx.gpu.download(&slots).map_err(err)?;
-    let o = ctx.gpu.download(&out).map_err(err)?;
+    ctx.gpu.wait(TIMEOUT)?;
+    let got = ctx.gpu.download(&slots)?;
+    let o = ctx.gpu.download(&out)?;
     let mut wrong = vec![];
     let mut stored = 0u64;
     for (b, want_b) in want.iter().enumerate() {
