@@ -45,242 +45,157 @@ unsafe fn put(regs: *mut u32, first: usize, values: &[u32]) {
     }
 }
 
-/// A shape's prologue: `name = role loc, ...` binds each name to location `loc` of the
-/// instance whose role `role` this thread plays ([`Thread::at`]), in the order given, all
-/// before `t.go()`.
-macro_rules! locations {
-    ($t:ident: $($name:ident = $role:literal $loc:ident),+) => {
-        $(let $name = $t.at::<S>($role, $loc);)+
+/// Stamps one function per shape, generic over the scope `S` and `SYNC`, from the shape
+/// written as its roles:
+///
+/// ```text
+/// name(x0 = 0 X, y1 = 1 Y, ...) {      // prologue: x0 = location X of role 0's instance, ...
+///     "role 0": St(x0, 1), F(), ...;   // St(loc, value); Ld(register, loc); F() the fence
+///     "role 1": Ld(a, y1), ...;
+///     end: put(1, 0, [a, b]), ...;     // registers of role 1's instance from index 0
+/// }
+/// ```
+///
+/// Every address is computed before `t.go()`, then each role's accesses run between its
+/// `mark!`s (stores [`st`], loads [`ld`], fences [`sc`]), then the registers are stored.
+macro_rules! shapes {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident($($loc:ident = $role:literal $at:ident),+) {
+            $($label:literal: $($op:ident($($arg:tt)*)),+;)+
+            end$(: $(put($r:literal, $first:literal, [$($reg:ident),+])),+)?;
+        }
+    )+) => {$(
+        $(#[$doc])*
+        #[inline(always)]
+        unsafe fn $name<S: Scope, const SYNC: bool>(t: &Thread) {
+            $(let $loc = t.at::<S>($role, $at);)+
+            t.go();
+            $(
+                mark!($label);
+                $(access!($op $($arg)*);)+
+            )+
+            mark!("end");
+            $($(put(t.regs($r), $first, &[$($reg),+]);)+)?
+        }
+    )+};
+}
+
+/// One access of a role in [`shapes!`].
+macro_rules! access {
+    (St $loc:ident, $value:literal) => {
+        $loc.store($value, st(SYNC));
+    };
+    (Ld $reg:ident, $loc:ident) => {
+        let $reg = $loc.load(ld(SYNC));
+    };
+    (F) => {
+        sc::<S, SYNC>();
     };
 }
 
-/// MP: St x 1; St y 1 || Ld y; Ld x.
-#[inline(always)]
-unsafe fn mp<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X);
-    t.go();
-    mark!("role 0");
-    x0.store(1, st(SYNC));
-    y0.store(1, st(SYNC));
-    mark!("role 1");
-    let a = y1.load(ld(SYNC));
-    let b = x1.load(ld(SYNC));
-    mark!("end");
-    put(t.regs(1), 0, &[a, b]);
-}
+shapes! {
+    /// MP: St x 1; St y 1 || Ld y; Ld x.
+    mp(x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X) {
+        "role 0": St(x0, 1), St(y0, 1);
+        "role 1": Ld(a, y1), Ld(b, x1);
+        end: put(1, 0, [a, b]);
+    }
 
-/// SB: St x 1; F; Ld y || St y 1; F; Ld x.
-#[inline(always)]
-unsafe fn sb<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X);
-    t.go();
-    mark!("role 0");
-    x0.store(1, st(SYNC));
-    sc::<S, SYNC>();
-    let a = y0.load(ld(SYNC));
-    mark!("role 1");
-    y1.store(1, st(SYNC));
-    sc::<S, SYNC>();
-    let b = x1.load(ld(SYNC));
-    mark!("end");
-    put(t.regs(0), 0, &[a]);
-    put(t.regs(1), 1, &[b]);
-}
+    /// SB: St x 1; F; Ld y || St y 1; F; Ld x.
+    sb(x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X) {
+        "role 0": St(x0, 1), F(), Ld(a, y0);
+        "role 1": St(y1, 1), F(), Ld(b, x1);
+        end: put(0, 0, [a]), put(1, 1, [b]);
+    }
 
-/// LB: Ld x; St y 1 || Ld y; St x 1.
-#[inline(always)]
-unsafe fn lb<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X);
-    t.go();
-    mark!("role 0");
-    let a = x0.load(ld(SYNC));
-    y0.store(1, st(SYNC));
-    mark!("role 1");
-    let b = y1.load(ld(SYNC));
-    x1.store(1, st(SYNC));
-    mark!("end");
-    put(t.regs(0), 0, &[a]);
-    put(t.regs(1), 1, &[b]);
-}
+    /// LB: Ld x; St y 1 || Ld y; St x 1.
+    lb(x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X) {
+        "role 0": Ld(a, x0), St(y0, 1);
+        "role 1": Ld(b, y1), St(x1, 1);
+        end: put(0, 0, [a]), put(1, 1, [b]);
+    }
 
-/// S: St x 2; St y 1 || Ld y; St x 1 (final x).
-#[inline(always)]
-unsafe fn s<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X);
-    t.go();
-    mark!("role 0");
-    x0.store(2, st(SYNC));
-    y0.store(1, st(SYNC));
-    mark!("role 1");
-    let a = y1.load(ld(SYNC));
-    x1.store(1, st(SYNC));
-    mark!("end");
-    put(t.regs(1), 0, &[a]);
-}
+    /// S: St x 2; St y 1 || Ld y; St x 1 (final x).
+    s(x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X) {
+        "role 0": St(x0, 2), St(y0, 1);
+        "role 1": Ld(a, y1), St(x1, 1);
+        end: put(1, 0, [a]);
+    }
 
-/// R: St x 1; F; St y 1 || St y 2; F; Ld x (final y).
-#[inline(always)]
-unsafe fn r<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X);
-    t.go();
-    mark!("role 0");
-    x0.store(1, st(SYNC));
-    sc::<S, SYNC>();
-    y0.store(1, st(SYNC));
-    mark!("role 1");
-    y1.store(2, st(SYNC));
-    sc::<S, SYNC>();
-    let a = x1.load(ld(SYNC));
-    mark!("end");
-    put(t.regs(1), 0, &[a]);
-}
+    /// R: St x 1; F; St y 1 || St y 2; F; Ld x (final y).
+    r(x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X) {
+        "role 0": St(x0, 1), F(), St(y0, 1);
+        "role 1": St(y1, 2), F(), Ld(a, x1);
+        end: put(1, 0, [a]);
+    }
 
-/// 2+2W: St x 1; F; St y 2 || St y 1; F; St x 2 (finals x, y).
-#[inline(always)]
-unsafe fn two_plus_two_w<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X);
-    t.go();
-    mark!("role 0");
-    x0.store(1, st(SYNC));
-    sc::<S, SYNC>();
-    y0.store(2, st(SYNC));
-    mark!("role 1");
-    y1.store(1, st(SYNC));
-    sc::<S, SYNC>();
-    x1.store(2, st(SYNC));
-    mark!("end");
-}
+    /// 2+2W: St x 1; F; St y 2 || St y 1; F; St x 2 (finals x, y).
+    two_plus_two_w(x0 = 0 X, y0 = 0 Y, y1 = 1 Y, x1 = 1 X) {
+        "role 0": St(x0, 1), F(), St(y0, 2);
+        "role 1": St(y1, 1), F(), St(x1, 2);
+        end;
+    }
 
-/// WRC: St x 1 || Ld x; St y 1 || Ld y; Ld x.
-#[inline(always)]
-unsafe fn wrc<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X, x1 = 1 X, y1 = 1 Y, y2 = 2 Y, x2 = 2 X);
-    t.go();
-    mark!("role 0");
-    x0.store(1, st(SYNC));
-    mark!("role 1");
-    let a = x1.load(ld(SYNC));
-    y1.store(1, st(SYNC));
-    mark!("role 2");
-    let b = y2.load(ld(SYNC));
-    let c = x2.load(ld(SYNC));
-    mark!("end");
-    put(t.regs(1), 0, &[a]);
-    put(t.regs(2), 1, &[b, c]);
-}
+    /// WRC: St x 1 || Ld x; St y 1 || Ld y; Ld x.
+    wrc(x0 = 0 X, x1 = 1 X, y1 = 1 Y, y2 = 2 Y, x2 = 2 X) {
+        "role 0": St(x0, 1);
+        "role 1": Ld(a, x1), St(y1, 1);
+        "role 2": Ld(b, y2), Ld(c, x2);
+        end: put(1, 0, [a]), put(2, 1, [b, c]);
+    }
 
-/// ISA2: St x 1; St y 1 || Ld y; St z 1 || Ld z; Ld x.
-#[inline(always)]
-unsafe fn isa2<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X, y0 = 0 Y, y1 = 1 Y, z1 = 1 Z, z2 = 2 Z, x2 = 2 X);
-    t.go();
-    mark!("role 0");
-    x0.store(1, st(SYNC));
-    y0.store(1, st(SYNC));
-    mark!("role 1");
-    let a = y1.load(ld(SYNC));
-    z1.store(1, st(SYNC));
-    mark!("role 2");
-    let b = z2.load(ld(SYNC));
-    let c = x2.load(ld(SYNC));
-    mark!("end");
-    put(t.regs(1), 0, &[a]);
-    put(t.regs(2), 1, &[b, c]);
-}
+    /// ISA2: St x 1; St y 1 || Ld y; St z 1 || Ld z; Ld x.
+    isa2(x0 = 0 X, y0 = 0 Y, y1 = 1 Y, z1 = 1 Z, z2 = 2 Z, x2 = 2 X) {
+        "role 0": St(x0, 1), St(y0, 1);
+        "role 1": Ld(a, y1), St(z1, 1);
+        "role 2": Ld(b, z2), Ld(c, x2);
+        end: put(1, 0, [a]), put(2, 1, [b, c]);
+    }
 
-/// IRIW: St x 1 || St y 1 || Ld x; F; Ld y || Ld y; F; Ld x.
-#[inline(always)]
-unsafe fn iriw<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X, y1 = 1 Y, x2 = 2 X, y2 = 2 Y, y3 = 3 Y, x3 = 3 X);
-    t.go();
-    mark!("role 0");
-    x0.store(1, st(SYNC));
-    mark!("role 1");
-    y1.store(1, st(SYNC));
-    mark!("role 2");
-    let a = x2.load(ld(SYNC));
-    sc::<S, SYNC>();
-    let b = y2.load(ld(SYNC));
-    mark!("role 3");
-    let c = y3.load(ld(SYNC));
-    sc::<S, SYNC>();
-    let d = x3.load(ld(SYNC));
-    mark!("end");
-    put(t.regs(2), 0, &[a, b]);
-    put(t.regs(3), 2, &[c, d]);
-}
+    /// IRIW: St x 1 || St y 1 || Ld x; F; Ld y || Ld y; F; Ld x.
+    iriw(x0 = 0 X, y1 = 1 Y, x2 = 2 X, y2 = 2 Y, y3 = 3 Y, x3 = 3 X) {
+        "role 0": St(x0, 1);
+        "role 1": St(y1, 1);
+        "role 2": Ld(a, x2), F(), Ld(b, y2);
+        "role 3": Ld(c, y3), F(), Ld(d, x3);
+        end: put(2, 0, [a, b]), put(3, 2, [c, d]);
+    }
 
-/// RWC: St x 1 || Ld x; F; Ld y || St y 1; F; Ld x.
-#[inline(always)]
-unsafe fn rwc<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X, x1 = 1 X, y1 = 1 Y, y2 = 2 Y, x2 = 2 X);
-    t.go();
-    mark!("role 0");
-    x0.store(1, st(SYNC));
-    mark!("role 1");
-    let a = x1.load(ld(SYNC));
-    sc::<S, SYNC>();
-    let b = y1.load(ld(SYNC));
-    mark!("role 2");
-    y2.store(1, st(SYNC));
-    sc::<S, SYNC>();
-    let c = x2.load(ld(SYNC));
-    mark!("end");
-    put(t.regs(1), 0, &[a, b]);
-    put(t.regs(2), 2, &[c]);
-}
+    /// RWC: St x 1 || Ld x; F; Ld y || St y 1; F; Ld x.
+    rwc(x0 = 0 X, x1 = 1 X, y1 = 1 Y, y2 = 2 Y, x2 = 2 X) {
+        "role 0": St(x0, 1);
+        "role 1": Ld(a, x1), F(), Ld(b, y1);
+        "role 2": St(y2, 1), F(), Ld(c, x2);
+        end: put(1, 0, [a, b]), put(2, 2, [c]);
+    }
 
-/// CoRR: St x 1 || Ld x; Ld x.
-#[inline(always)]
-unsafe fn corr<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X, x1 = 1 X);
-    t.go();
-    mark!("role 0");
-    x0.store(1, st(SYNC));
-    mark!("role 1");
-    let a = x1.load(ld(SYNC));
-    let b = x1.load(ld(SYNC));
-    mark!("end");
-    put(t.regs(1), 0, &[a, b]);
-}
+    /// CoRR: St x 1 || Ld x; Ld x.
+    corr(x0 = 0 X, x1 = 1 X) {
+        "role 0": St(x0, 1);
+        "role 1": Ld(a, x1), Ld(b, x1);
+        end: put(1, 0, [a, b]);
+    }
 
-/// CoWW: St x 1; St x 2 (final x).
-#[inline(always)]
-unsafe fn coww<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X);
-    t.go();
-    mark!("role 0");
-    x0.store(1, st(SYNC));
-    x0.store(2, st(SYNC));
-    mark!("end");
-}
+    /// CoWW: St x 1; St x 2 (final x).
+    coww(x0 = 0 X) {
+        "role 0": St(x0, 1), St(x0, 2);
+        end;
+    }
 
-/// CoRW: Ld x; St x 1 || St x 2 (final x).
-#[inline(always)]
-unsafe fn corw<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X, x1 = 1 X);
-    t.go();
-    mark!("role 0");
-    let a = x0.load(ld(SYNC));
-    x0.store(1, st(SYNC));
-    mark!("role 1");
-    x1.store(2, st(SYNC));
-    mark!("end");
-    put(t.regs(0), 0, &[a]);
-}
+    /// CoRW: Ld x; St x 1 || St x 2 (final x).
+    corw(x0 = 0 X, x1 = 1 X) {
+        "role 0": Ld(a, x0), St(x0, 1);
+        "role 1": St(x1, 2);
+        end: put(0, 0, [a]);
+    }
 
-/// CoWR: St x 1; Ld x || St x 2 (final x).
-#[inline(always)]
-unsafe fn cowr<S: Scope, const SYNC: bool>(t: &Thread) {
-    locations!(t: x0 = 0 X, x1 = 1 X);
-    t.go();
-    mark!("role 0");
-    x0.store(1, st(SYNC));
-    let a = x0.load(ld(SYNC));
-    mark!("role 1");
-    x1.store(2, st(SYNC));
-    mark!("end");
-    put(t.regs(0), 0, &[a]);
+    /// CoWR: St x 1; Ld x || St x 2 (final x).
+    cowr(x0 = 0 X, x1 = 1 X) {
+        "role 0": St(x0, 1), Ld(a, x0);
+        "role 1": St(x1, 2);
+        end: put(0, 0, [a]);
+    }
 }
 
 /// Stamps `litmus_<shape>_sync_gpu`, `_relaxed_gpu` and `_sync_cta` for each shape. The host
