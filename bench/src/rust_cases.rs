@@ -559,18 +559,23 @@ mod tests {
         (words, out)
     }
 
+    /// [`simulate`] on u32 words.
+    fn simulate_u32(
+        placement: (bool, bool),
+        shape: (u32, u32, i32),
+        rmw: impl Fn(&mut u32, usize, i32) -> u32,
+    ) -> (Vec<u32>, Vec<u32>) {
+        simulate(placement, shape, rmw, u32::wrapping_add, 0)
+    }
+
     #[test]
     fn atomic_checks_pass_a_correct_run_and_fail_a_broken_one() {
         let shape = (3, 4, 5);
         for placement in [(true, true), (true, false), (false, false)] {
             // exchange, u32 and u64
-            let (w, o) = simulate::<u32>(
-                placement,
-                shape,
-                |x, t, i| std::mem::replace(x, (t as u32).wrapping_add(i as u32)),
-                u32::wrapping_add,
-                0,
-            );
+            let (w, o) = simulate_u32(placement, shape, |x, t, i| {
+                std::mem::replace(x, (t as u32).wrapping_add(i as u32))
+            });
             check_atomic("exchange", placement, shape, &w, &o).unwrap();
             let mut bad = o.clone();
             bad[1] = bad[1].wrapping_add(1);
@@ -584,47 +589,23 @@ mod tests {
             );
             check_atomic("exchange", placement, shape, &w64, &o64).unwrap();
             // A swap that returned the value it stored instead of the old one.
-            let (w, o) = simulate::<u32>(
-                placement,
-                shape,
-                |x, t, i| {
-                    *x = t as u32 + i as u32;
-                    *x
-                },
-                u32::wrapping_add,
-                0,
-            );
+            let (w, o) = simulate_u32(placement, shape, |x, t, i| {
+                *x = t as u32 + i as u32;
+                *x
+            });
             assert!(check_atomic("exchange", placement, shape, &w, &o).is_err());
             // fetch_add: right, and with every returned value off by one.
-            let (w, o) = simulate::<u32>(
-                placement,
-                shape,
-                |x, _, _| std::mem::replace(x, *x + 1),
-                u32::wrapping_add,
-                0,
-            );
+            let (w, o) = simulate_u32(placement, shape, |x, _, _| std::mem::replace(x, *x + 1));
             check_atomic("fetch_add", placement, shape, &w, &o).unwrap();
-            let (w, o) = simulate::<u32>(
-                placement,
-                shape,
-                |x, _, _| {
-                    *x += 1;
-                    *x
-                },
-                u32::wrapping_add,
-                0,
-            );
+            let (w, o) = simulate_u32(placement, shape, |x, _, _| {
+                *x += 1;
+                *x
+            });
             assert!(check_atomic("fetch_add", placement, shape, &w, &o).is_err());
         }
         // The wrapping case: the full-size contended fetch_add sums past 2^32.
         let big = (264, 256, 256);
-        let (w, o) = simulate::<u32>(
-            (true, false),
-            big,
-            |x, _, _| std::mem::replace(x, *x + 1),
-            u32::wrapping_add,
-            0,
-        );
+        let (w, o) = simulate_u32((true, false), big, |x, _, _| std::mem::replace(x, *x + 1));
         check_atomic("fetch_add", (true, false), big, &w, &o).unwrap();
     }
 
