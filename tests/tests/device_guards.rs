@@ -11,7 +11,6 @@
 //! flags keeps its own `core` there: about 12 s per case the first time, under a second after).
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 const SM70_MESSAGE: &str =
     "ptx-sync needs sm_70 or newer: build with -C target-cpu=sm_70 (or sm_75, sm_80, sm_90)";
@@ -40,8 +39,9 @@ fn rustc_refuses_old_archs() -> bool {
     (major, minor) >= (1, 97)
 }
 
-/// Builds the device crate for nvptx with `rustflags`; returns cargo's output.
-fn build_device(rustflags: &str) -> Output {
+/// Builds the device crate for nvptx with `rustflags`; returns whether it built, and cargo's
+/// stderr.
+fn build_device(rustflags: &str) -> (bool, String) {
     let root = workspace_root();
     toolchain();
     // The surrounding cargo's variables removed, as for every nested nvptx build.
@@ -52,18 +52,22 @@ fn build_device(rustflags: &str) -> Output {
         .args(["build", "-p", "ptx-sync", "--target", "nvptx64-nvidia-cuda"])
         .args(["-Zbuild-std=core", "--release", "--target-dir"])
         .arg(root.join("target/guard-check"));
-    cmd.output().expect("could not run cargo")
+    let out = cmd.output().expect("could not run cargo");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.success(), err)
 }
 
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+/// `build_device(rustflags)`, which must fail (`what`: how it was built, for the message);
+/// returns cargo's stderr.
+fn build_fails(rustflags: &str, what: &str) -> String {
+    let (built, err) = build_device(rustflags);
+    assert!(!built, "built {what}:\n{err}");
+    err
 }
 
 #[test]
 fn below_sm_70_is_a_compile_error_that_names_target_cpu() {
-    let out = build_device("-C target-cpu=sm_60 -C target-feature=+ptx84");
-    let err = stderr(&out);
-    assert!(!out.status.success(), "built for sm_60:\n{err}");
+    let err = build_fails("-C target-cpu=sm_60 -C target-feature=+ptx84", "for sm_60");
     if rustc_refuses_old_archs() {
         assert!(
             err.contains("target cpu `sm_60` is known but unsupported"),
@@ -81,9 +85,7 @@ fn below_sm_70_is_a_compile_error_that_names_target_cpu() {
 
 #[test]
 fn without_ptx84_is_a_compile_error_that_names_the_feature() {
-    let out = build_device("-C target-cpu=sm_70");
-    let err = stderr(&out);
-    assert!(!out.status.success(), "built without +ptx84:\n{err}");
+    let err = build_fails("-C target-cpu=sm_70", "without +ptx84");
     assert!(
         err.contains(PTX84_MESSAGE),
         "no ptx84 guard message:\n{err}"
@@ -94,9 +96,7 @@ fn without_ptx84_is_a_compile_error_that_names_the_feature() {
 /// The build a user gets by forgetting every flag: one guard or the other names what to add.
 #[test]
 fn no_flags_at_all_is_a_compile_error_that_names_the_fix() {
-    let out = build_device("");
-    let err = stderr(&out);
-    assert!(!out.status.success(), "built with no flags:\n{err}");
+    let err = build_fails("", "with no flags");
     let (want, other) = if rustc_refuses_old_archs() {
         (PTX84_MESSAGE, SM70_MESSAGE) // rustc's default is sm_70, PTX ISA 7.0
     } else {
@@ -109,8 +109,7 @@ fn no_flags_at_all_is_a_compile_error_that_names_the_fix() {
 
 #[test]
 fn sm_70_with_ptx84_builds() {
-    let out = build_device("-C target-cpu=sm_70 -C target-feature=+ptx84");
-    let err = stderr(&out);
-    assert!(out.status.success(), "sm_70 + ptx84 did not build:\n{err}");
+    let (built, err) = build_device("-C target-cpu=sm_70 -C target-feature=+ptx84");
+    assert!(built, "sm_70 + ptx84 did not build:\n{err}");
     assert!(!err.contains(SM70_MESSAGE) && !err.contains(PTX84_MESSAGE));
 }

@@ -51,6 +51,38 @@ struct Args {
     filter: Option<String>,
 }
 
+impl Args {
+    /// `--arch`, or `Arch::DEFAULT`.
+    fn arch(&self) -> Arch {
+        self.arch.unwrap_or(Arch::DEFAULT)
+    }
+
+    /// `--dir`, or `.stage/<name>` in the workspace.
+    fn dir_or_stage(&self, name: &str) -> PathBuf {
+        self.dir
+            .clone()
+            .unwrap_or_else(|| workspace_root().join(format!(".stage/{name}")))
+    }
+}
+
+/// A `stage*` command: `stage_fn` puts `what` for `--arch` into `--dir` (default
+/// `.stage/<name>`), then this says where.
+fn stage_command(
+    argv: impl Iterator<Item = String>,
+    name: &str,
+    what: &str,
+    stage_fn: fn(&Path, Arch) -> Result<(), String>,
+) -> Result<(), String> {
+    let args = parse(argv, &["--arch", "--dir"])?;
+    let (arch, dir) = (args.arch(), args.dir_or_stage(name));
+    stage_fn(&dir, arch)?;
+    println!(
+        "staged {what} for {arch} in {}: copy it to a GPU machine, run ./run.sh",
+        dir.display()
+    );
+    Ok(())
+}
+
 /// Parses `--flag value` pairs; `allowed` lists the flags the command takes.
 fn parse(mut rest: impl Iterator<Item = String>, allowed: &[&str]) -> Result<Args, String> {
     let mut args = Args::default();
@@ -154,27 +186,14 @@ fn test_gpu(arch: Arch, dir: PathBuf, filter: Option<String>) -> Result<i32, Str
 fn run() -> Result<i32, String> {
     let mut argv = std::env::args().skip(1);
     let command = argv.next().unwrap_or_else(|| "help".into());
-    let default_dir = || workspace_root().join(".stage/gpu");
     match command.as_str() {
-        "build-ptx" => build(
-            parse(argv, &["--arch"])?.arch.unwrap_or(Arch::DEFAULT),
-            false,
-        )?,
+        "build-ptx" => build(parse(argv, &["--arch"])?.arch(), false)?,
         "ptxas" => ptxas(parse(argv, &["--arch"])?.arch)?,
-        "stage" => {
-            let args = parse(argv, &["--arch", "--dir"])?;
-            let arch = args.arch.unwrap_or(Arch::DEFAULT);
-            let dir = args.dir.unwrap_or_else(default_dir);
-            stage(&dir, arch)?;
-            println!(
-                "staged the GPU suite for {arch} in {}: copy it to a GPU machine, run ./run.sh",
-                dir.display()
-            );
-        }
+        "stage" => stage_command(argv, "gpu", "the GPU suite", stage)?,
         "test-gpu" => {
             let args = parse(argv, &["--arch", "--dir", "--filter"])?;
-            let dir = args.dir.unwrap_or_else(default_dir);
-            return test_gpu(args.arch.unwrap_or(Arch::DEFAULT), dir, args.filter);
+            let dir = args.dir_or_stage("gpu");
+            return test_gpu(args.arch(), dir, args.filter);
         }
         "clippy-ptx" => {
             let archs = match parse(argv, &["--arch"])?.arch {
@@ -190,24 +209,10 @@ fn run() -> Result<i32, String> {
                 );
             }
         }
-        "stage-bench" => {
-            let args = parse(argv, &["--arch", "--dir"])?;
-            let arch = args.arch.unwrap_or(Arch::DEFAULT);
-            let dir = args
-                .dir
-                .unwrap_or_else(|| workspace_root().join(".stage/bench"));
-            stage_bench(&dir, arch)?;
-            println!(
-                "staged the benchmarks for {arch} in {}: copy it to a GPU machine, run ./run.sh",
-                dir.display()
-            );
-        }
+        "stage-bench" => stage_command(argv, "bench", "the benchmarks", stage_bench)?,
         "bench-gpu" => {
             let args = parse(argv, &["--arch", "--dir", "--filter"])?;
-            let arch = args.arch.unwrap_or(Arch::DEFAULT);
-            let dir = args
-                .dir
-                .unwrap_or_else(|| workspace_root().join(".stage/bench"));
+            let (arch, dir) = (args.arch(), args.dir_or_stage("bench"));
             build(arch, true)?;
             stage_bench(&dir, arch)?;
             let filter = args.filter.map(|f| vec!["--filter".into(), f]);
@@ -219,28 +224,14 @@ fn run() -> Result<i32, String> {
                 "the benchmarks were",
             );
         }
-        "stage-litmus" => {
-            let args = parse(argv, &["--arch", "--dir"])?;
-            let arch = args.arch.unwrap_or(Arch::DEFAULT);
-            let dir = args
-                .dir
-                .unwrap_or_else(|| workspace_root().join(".stage/litmus"));
-            stage_litmus(&dir, arch)?;
-            println!(
-                "staged the litmus suite for {arch} in {}: copy it to a GPU machine, run ./run.sh",
-                dir.display()
-            );
-        }
+        "stage-litmus" => stage_command(argv, "litmus", "the litmus suite", stage_litmus)?,
         "litmus" => {
             // Options before `--` are xtask's; after it, the runner's.
             let all: Vec<String> = argv.collect();
             let split = all.iter().position(|a| a == "--").unwrap_or(all.len());
             let runner_args = all.get(split + 1..).unwrap_or_default().to_vec();
             let args = parse(all[..split].iter().cloned(), &["--arch", "--dir"])?;
-            let arch = args.arch.unwrap_or(Arch::DEFAULT);
-            let dir = args
-                .dir
-                .unwrap_or_else(|| workspace_root().join(".stage/litmus"));
+            let (arch, dir) = (args.arch(), args.dir_or_stage("litmus"));
             stage_litmus(&dir, arch)?;
             let env = [("LITMUS_OUT", workspace_root())];
             return run_staged(&dir, &runner_args, &env, "the litmus suite was");
