@@ -387,34 +387,23 @@ fn vectors(ctx: &Ctx) -> Result<String> {
     let halves = |at_word: usize, len: usize| -> Vec<u16> {
         (0..len).map(|j| u16_at(&b, 4 * at_word + 2 * j)).collect()
     };
-    for k in 0..64u32 {
-        let c = count(n, 64, k) as f32;
-        let want: Vec<u16> = HALF_STEPS
-            .iter()
-            .map(|s| F16::from_f32(s * c).to_bits())
-            .collect();
-        if halves(96 + 4 * k as usize, 8) != want {
-            return Err(format!(
-                "AtomicF16x8 {k}: {:04x?}, expected {want:04x?}",
-                halves(96 + 4 * k as usize, 8)
-            )
-            .into());
+    // `groups` vectors of 8 halves from word `base`, vector `k` at `count(k)` times the steps.
+    let vectors_of_8 = |name: &str, base: usize, groups: u32, bits: fn(f32) -> u16| -> Result<()> {
+        for k in 0..groups {
+            let c = count(n, groups, k) as f32;
+            let want: Vec<u16> = HALF_STEPS.iter().map(|s| bits(s * c)).collect();
+            if halves(base + 4 * k as usize, 8) != want {
+                return Err(format!(
+                    "{name} {k}: {:04x?}, expected {want:04x?}",
+                    halves(base + 4 * k as usize, 8)
+                )
+                .into());
+            }
         }
-    }
-    for k in 0..256u32 {
-        let c = count(n, 256, k) as f32;
-        let want: Vec<u16> = HALF_STEPS
-            .iter()
-            .map(|s| Bf16::from_f32(s * c).to_bits())
-            .collect();
-        if halves(352 + 4 * k as usize, 8) != want {
-            return Err(format!(
-                "AtomicBf16x8 {k}: {:04x?}, expected {want:04x?}",
-                halves(352 + 4 * k as usize, 8)
-            )
-            .into());
-        }
-    }
+        Ok(())
+    };
+    vectors_of_8("AtomicF16x8", 96, 64, |x| F16::from_f32(x).to_bits())?;
+    vectors_of_8("AtomicBf16x8", 352, 256, |x| Bf16::from_f32(x).to_bits())?;
     for v in 0..8u32 {
         let owners = || (0..n).filter(move |g| g % 8 == v);
         for j in 0..4u32 {
