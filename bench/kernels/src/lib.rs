@@ -415,6 +415,28 @@ pub unsafe extern "ptx-kernel" fn block_barrier__generic(iters: i32, errors: *mu
     bb_exchange!(iters, errors, bar.arrive_and_wait());
 }
 
+/// The grid-barrier rows' loop: `$rounds` rounds in which thread 0 of each block writes its
+/// slot of `$slots` (double-buffered), the grid meets at `$sync`, and thread 0 reads its
+/// right-hand neighbour's; stale reads go to `$errors`. A macro, as [`bb_exchange!`].
+macro_rules! grid_exchange {
+    ($slots:expr, $rounds:expr, $errors:expr, $sync:block) => {
+        let (b, nb) = (block::index_x() as usize, block::grid_x() as usize);
+        let right = (b + 1) % nb;
+        let mut err = 0;
+        for r in 0..$rounds {
+            let row = $slots.add((r & 1) as usize * nb);
+            if block::thread_x() == 0 {
+                volatile::write_volatile(row.add(b), r);
+            }
+            $sync
+            if block::thread_x() == 0 {
+                err += (volatile::read_volatile(row.add(right)) != r) as u32;
+            }
+        }
+        bb_report($errors, err);
+    };
+}
+
 /// `grid_barrier/grid_sync/*`: thread 0 writes its slot, the whole grid syncs, thread 0 reads
 /// its neighbour's (double-buffered), as the C++ does around `grid.sync()`.
 #[no_mangle]
@@ -425,20 +447,9 @@ pub unsafe extern "ptx-kernel" fn grid_barrier__grid_sync(
     errors: *mut u32,
 ) {
     let bar = GridBarrier::<Spin>::from_ptr(bar);
-    let (b, nb) = (block::index_x() as usize, block::grid_x() as usize);
-    let right = (b + 1) % nb;
-    let mut err = 0;
-    for r in 0..rounds {
-        let row = slots.add((r & 1) as usize * nb);
-        if block::thread_x() == 0 {
-            volatile::write_volatile(row.add(b), r);
-        }
+    grid_exchange!(slots, rounds, errors, {
         bar.sync();
-        if block::thread_x() == 0 {
-            err += (volatile::read_volatile(row.add(right)) != r) as u32;
-        }
-    }
-    bb_report(errors, err);
+    });
 }
 
 /// `grid_barrier/cuda_barrier/*`: `Barrier<Gpu>` (one u64 in global memory), thread 0 of
@@ -452,22 +463,11 @@ pub unsafe extern "ptx-kernel" fn grid_barrier__cuda_barrier(
     errors: *mut u32,
 ) {
     let bar = Barrier::<Gpu, ShortSleep>::from_ptr(bar);
-    let (b, nb) = (block::index_x() as usize, block::grid_x() as usize);
-    let right = (b + 1) % nb;
-    let mut err = 0;
-    for r in 0..rounds {
-        let row = slots.add((r & 1) as usize * nb);
-        if block::thread_x() == 0 {
-            volatile::write_volatile(row.add(b), r);
-        }
+    grid_exchange!(slots, rounds, errors, {
         block::sync();
         if block::thread_x() == 0 {
             bar.arrive_and_wait();
         }
         block::sync();
-        if block::thread_x() == 0 {
-            err += (volatile::read_volatile(row.add(right)) != r) as u32;
-        }
-    }
-    bb_report(errors, err);
+    });
 }
