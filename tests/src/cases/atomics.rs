@@ -346,42 +346,15 @@ pub fn tests() -> Vec<GpuTest> {
         "atomics_i64_gpu" => i64, "i64", "gpu", false;
         "atomics_i64_sys" => i64, "i64", "sys", false;
     };
-    v.extend([
-        GpuTest {
-            name: "atomics_f32_cta",
-            timeout: TIMEOUT,
-            run: |c| contend_float::<f32>(c, "f32", "cta", true),
-        },
-        GpuTest {
-            name: "atomics_f32_gpu",
-            timeout: TIMEOUT,
-            run: |c| contend_float::<f32>(c, "f32", "gpu", false),
-        },
-        GpuTest {
-            name: "atomics_f32_sys",
-            timeout: TIMEOUT,
-            run: |c| contend_float::<f32>(c, "f32", "sys", false),
-        },
-        GpuTest {
-            name: "atomics_f64_cta",
-            timeout: TIMEOUT,
-            run: |c| contend_float::<f64>(c, "f64", "cta", true),
-        },
-        GpuTest {
-            name: "atomics_f64_gpu",
-            timeout: TIMEOUT,
-            run: |c| contend_float::<f64>(c, "f64", "gpu", false),
-        },
-        GpuTest {
-            name: "atomics_f64_sys",
-            timeout: TIMEOUT,
-            run: |c| contend_float::<f64>(c, "f64", "sys", false),
-        },
-        GpuTest {
-            name: "atomics_fetch_add_tickets_unique",
-            timeout: TIMEOUT,
-            run: tickets,
-        },
+    v.extend(crate::cases![
+        TIMEOUT;
+        "atomics_f32_cta" => |c| contend_float::<f32>(c, "f32", "cta", true),
+        "atomics_f32_gpu" => |c| contend_float::<f32>(c, "f32", "gpu", false),
+        "atomics_f32_sys" => |c| contend_float::<f32>(c, "f32", "sys", false),
+        "atomics_f64_cta" => |c| contend_float::<f64>(c, "f64", "cta", true),
+        "atomics_f64_gpu" => |c| contend_float::<f64>(c, "f64", "gpu", false),
+        "atomics_f64_sys" => |c| contend_float::<f64>(c, "f64", "sys", false),
+        "atomics_fetch_add_tickets_unique" => tickets,
     ]);
     v
 }
