@@ -128,10 +128,8 @@ pub(crate) fn acquire<S: Scope, B: Backoff>(word: &Atomic<u32, S>) {
     // A fresh backoff for each wait for a 1, as libcu++ restarts its polling after every lost
     // exchange: the time waited counts from the last release this thread saw, so under
     // contention (releases every few hundred ns) waiters keep polling instead of growing
-    // `Elapsed`'s sleep past the lock's idle time. On the H100, with one backoff for the whole
-    // acquire `Elapsed` was 8x (one warp) to 81x (132 x 256 threads) slower than libcu++ as a
-    // lock; keeping half the time waited (`Backoff::lost_race`, what the counting semaphore
-    // does) 1.39x at 132 x 32; starting over 0.87-1.03x.
+    // `Elapsed`'s sleep past the lock's idle time (bench/NOTES.md, "Design measurements", has
+    // the three schedules measured side by side with libcu++).
     loop {
         poll_until::<AtScope<S, B>, _>(|| (word.load(Relaxed) != 0).then_some(()));
         if exchange(word) {
@@ -157,7 +155,7 @@ pub(crate) fn release<S: Scope>(word: &Atomic<u32, S>, n: u32) {
     if n == 0 {
         return;
     }
-    if cfg!(any(debug_assertions, loom)) {
+    if cfg!(debug_assertions) || crate::loom::RELEASE_BY_EXCHANGE {
         // Debug builds: an exchange instead of the store, to learn whether the unit was
         // already free. The value it replaces is the word's latest in its modification order
         // (an RMW is atomic), so the check is exact: no false alarm and no miss, which a load
@@ -165,12 +163,8 @@ pub(crate) fn release<S: Scope>(word: &Atomic<u32, S>, n: u32) {
         // `.release` makes it a release pattern as the store is, so the code synchronizes
         // exactly as in a release build; it costs an RMW round trip, in debug builds only.
         //
-        // loom models this form too (its models run as release builds): loom orders a plain
-        // store only after the stores its thread has seen, so a releasing store would stay
-        // unordered against a waiter's failed exchange (its write of 0 over 0) that the
-        // releaser never read, and loom would let the waiter read that 0 forever, a livelock
-        // the PTX model (one total modification order per word) does not have. With an
-        // exchange every write to the word is an RMW, which loom orders totally.
+        // loom runs this form too (its models are release builds): see
+        // `crate::loom::RELEASE_BY_EXCHANGE`.
         if n > 1 || word.swap(1, Release) != 0 {
             crate::debug_trap(EXCEEDS);
         }

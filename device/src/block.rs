@@ -50,6 +50,7 @@ macro_rules! special_register {
         }
     };
 }
+pub(crate) use special_register;
 
 special_register!(
     /// `%tid.x`

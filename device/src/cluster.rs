@@ -6,6 +6,8 @@
 //! are visible after the wait. The non-`.aligned` forms are used, for the same reason as
 //! `block::sync()` (the threads of a warp may reach them through different instructions).
 
+use crate::block::special_register;
+
 /// Waits until every thread of the cluster has arrived (`arrive` then `wait`).
 #[inline(always)]
 pub fn sync() {
@@ -35,27 +37,13 @@ pub fn wait() {
     unsafe { core::arch::asm!("barrier.cluster.wait.acquire;", options(nostack)) }
 }
 
-macro_rules! cluster_register {
-    ($(#[$m:meta])* $name:ident, $reg:literal) => {
-        $(#[$m])*
-        #[inline(always)]
-        pub fn $name() -> u32 {
-            let v: u32;
-            // SAFETY: reads a special register.
-            unsafe { core::arch::asm!(concat!("mov.u32 {v}, ", $reg, ";"), v = out(reg32) v,
-                                      options(nostack, nomem, pure)) };
-            v
-        }
-    };
-}
-
-cluster_register!(
+special_register!(
     /// This block's rank within its cluster (`%cluster_ctarank`).
     block_rank, "%cluster_ctarank");
-cluster_register!(
+special_register!(
     /// The number of blocks in the cluster (`%cluster_nctarank`).
     block_count, "%cluster_nctarank");
-cluster_register!(
+special_register!(
     /// The cluster's index in the grid, flattened (`%clusterid.x`; 1-D grids).
     index_x, "%clusterid.x");
 

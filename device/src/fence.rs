@@ -10,6 +10,8 @@
 //! write) and an acquire pattern (a strong read, then fence). Store-to-load ordering (store
 //! buffering, Dekker, IRIW) needs `fence.sc` at a scope that covers every thread involved.
 
+#[cfg(target_arch = "nvptx64")]
+use crate::atomic::ptx::with_scope;
 use crate::order::{self, Sem};
 use crate::scope::Scope;
 use core::sync::atomic::Ordering;
@@ -50,7 +52,7 @@ pub(crate) fn fence_sc<S: Scope>() {
         unsafe { with_scope!(S; leaf!()) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    crate::atomic::host_fence(Ordering::SeqCst);
+    crate::loom::atomic::fence(Ordering::SeqCst);
 }
 
 /// `fence.acq_rel.<scope>`.
@@ -71,7 +73,7 @@ fn fence_acq_rel<S: Scope>() {
         unsafe { with_scope!(S; leaf!()) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    crate::atomic::host_fence(Ordering::AcqRel);
+    crate::loom::atomic::fence(Ordering::AcqRel);
 }
 
 /// A compiler-only fence: no instruction is emitted, but the compiler does not move memory

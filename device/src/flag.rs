@@ -62,12 +62,12 @@ impl<S: Scope> AtomicFlag<S> {
     }
     }
 
+    cfg_not_loom! {
     /// Views the `u32` word at `ptr` as a flag (0: clear, 1: set).
     ///
     /// # Safety
     /// `ptr` is valid for reads and writes, 4-byte aligned, for all of `'a`; every concurrent
     /// access to it during `'a` is atomic; it holds 0 or 1.
-    #[cfg(not(loom))]
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut u32) -> &'a Self {
         debug_assert!(ptr.is_aligned(), "AtomicFlag::from_ptr: misaligned pointer");
@@ -76,10 +76,10 @@ impl<S: Scope> AtomicFlag<S> {
     }
 
     /// The address of the word (generic address space on the GPU).
-    #[cfg(not(loom))]
     #[inline(always)]
     pub const fn as_ptr(&self) -> *mut u32 {
         self.word.as_ptr()
+    }
     }
 
     /// Sets the flag and returns whether it was already set. Every order.
@@ -97,18 +97,14 @@ impl<S: Scope> AtomicFlag<S> {
     #[inline(always)]
     #[track_caller]
     pub fn clear(&self, order: Ordering) {
-        // Under loom, an exchange: loom does not order a plain store after a failed
-        // `test_and_set` (a write of 1 over 1) that the clearing thread never read, and lets
-        // that waiter read its own 1 forever, a livelock the PTX model (one modification order
-        // per word) does not have; see `binary_semaphore::release`. With only RMWs writing the
-        // word, loom orders them all. Same orders (a swap accepts every order a store does).
-        #[cfg(loom)]
-        {
-            let _ = crate::order::store(order); // a store's orders, and its panics
+        // An exchange under loom (`crate::loom::RELEASE_BY_EXCHANGE` says why), with a store's
+        // orders and panics (a swap accepts every order a store does).
+        if crate::loom::RELEASE_BY_EXCHANGE {
+            let _ = crate::order::store(order);
             self.word.swap(0, order);
+        } else {
+            self.word.store(0, order)
         }
-        #[cfg(not(loom))]
-        self.word.store(0, order)
     }
 
     /// Whether the flag is set. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).

@@ -47,7 +47,11 @@
 //! ## What is in the crate
 //!
 //! `S` is a scope's PTX qualifier, `T` the instruction type, `B` a waiting policy. The exact
-//! PTX of every order is in the [`atomic`] module's table.
+//! PTX of every order is in the [`atomic`] module's table, and the exact instruction(s) of every
+//! operation x order x scope x type, one row per golden test case, are in
+//! [`device/PTX_TABLE.md`](https://github.com/ptx-sync/ptx-sync/blob/main/device/PTX_TABLE.md)
+//! (generated from the golden cases; the golden test fails when it is stale). Search it for an
+//! instruction a profiler shows to find the call and the file that emit it.
 //!
 //! | Item | Source | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------|--------------|--------------------|
@@ -241,27 +245,17 @@ compile_error!(
      12.4+ driver), or use ptx_sync_build::PtxBuilder, which sets it"
 );
 
-// The warp emulation is test support that needs threads (see `warp::emulation`).
-#[cfg(all(feature = "warp-emulation", not(target_arch = "nvptx64"), not(loom)))]
-extern crate std;
+// Every `--cfg loom` switch of the crate, and its macros (`const_fn!`, `cfg_not_loom!`).
+#[macro_use]
+mod loom;
 
-/// A `const fn`, except under `--cfg loom`, whose atomics cannot be built in a const context.
-macro_rules! const_fn {
-    ($(#[$m:meta])* $vis:vis fn $($rest:tt)*) => {
-        #[cfg(not(loom))]
-        $(#[$m])* $vis const fn $($rest)*
-        #[cfg(loom)]
-        $(#[$m])* $vis fn $($rest)*
-    };
+// The warp emulation is test support that needs threads (see `warp::emulation`).
+cfg_warp_emulation! {
+    extern crate std;
 }
 
-// `with_scope!` (used by `fence` and `atomic`) comes first: macro_rules are textually scoped.
-#[cfg(target_arch = "nvptx64")]
-#[macro_use]
-#[path = "atomic/ptx.rs"]
-mod ptx;
-
 pub mod atomic;
+mod backend;
 pub mod barrier;
 pub mod binary_semaphore;
 #[cfg(target_arch = "nvptx64")]

@@ -295,7 +295,7 @@ impl<T, S: Scope, B: Backoff> Drop for MutexGuard<'_, T, S, B> {
         }
         // Leave together: the batch's lanes reach their next `lock` converged, so it is
         // aggregated again (otherwise they drift apart and later batches shrink to one lane).
-        // This doubled 132 x 256 throughput on the H100 (BENCHMARKS.md, mutex rows).
+        // The mutex rows of BENCHMARKS.md measure it (bench/NOTES.md, "Design measurements").
         if self.mask != 1 << self.lane {
             warp::sync(self.mask);
         }

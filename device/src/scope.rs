@@ -30,14 +30,13 @@ mod sealed {
 
 /// A thread scope marker. Sealed: the set of scopes is the PTX set.
 pub trait Scope: sealed::Sealed + Copy + Send + Sync + 'static {
-    /// The scope this marker stands for.
+    /// The scope this marker stands for (`atomic/ptx.rs` matches on it to pick the literal
+    /// `.scope` of each instruction).
     const KIND: ScopeKind;
-    /// The PTX qualifier without the dot, e.g. `"gpu"`.
-    const PTX: &'static str;
 }
 
 macro_rules! scopes {
-    ($($(#[$attr:meta])* $name:ident => $kind:ident, $ptx:literal;)*) => {$(
+    ($($(#[$attr:meta])* $name:ident => $kind:ident;)*) => {$(
         $(#[$attr])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub struct $name;
@@ -46,20 +45,19 @@ macro_rules! scopes {
         $(#[$attr])*
         impl Scope for $name {
             const KIND: ScopeKind = ScopeKind::$kind;
-            const PTX: &'static str = $ptx;
         }
     )*};
 }
 
 scopes! {
     /// Block scope (`.cta`): threads of one thread block (CTA).
-    Cta => Cta, "cta";
+    Cta => Cta;
     /// Cluster scope (`.cluster`): threads of one thread-block cluster. PTX has it from sm_90,
     /// so on the GPU this type exists only when building for sm_90 or newer.
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-    Cluster => Cluster, "cluster";
+    Cluster => Cluster;
     /// Device scope (`.gpu`): all threads of the GPU.
-    Gpu => Gpu, "gpu";
+    Gpu => Gpu;
     /// System scope (`.sys`): the GPU, peer GPUs and host threads (mapped or managed memory).
-    Sys => Sys, "sys";
+    Sys => Sys;
 }

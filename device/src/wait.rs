@@ -140,8 +140,8 @@ impl<const MIN: u32, const MAX: u32> Backoff for NanoSleep<MIN, MAX> {
 /// which is what a lock handed from thread to thread needs; a waiter that has already waited
 /// long (thousands of waiters on one word) sleeps long, so that the releases and RMWs that end
 /// the wait do not queue behind its loads. `MAX_NS` of 1 ms is also the longest sleep
-/// `nanosleep` performs. An earlier version slept `elapsed / 4` from the first pause on: 8x to
-/// 60x slower than libcu++ as a lock (BENCHMARKS.md).
+/// `nanosleep` performs. An earlier version slept `elapsed / 4` from the first pause on, which
+/// made a lock far slower than libcu++'s (bench/NOTES.md, "Design measurements").
 ///
 /// On the host (no clock in `core`) the time waited is nominal: each of the first `POLLS`
 /// pauses counts 1 ns, each later spinning pause `SPIN_NS / 64 + 1` ns (so the spinning phase
@@ -266,27 +266,8 @@ pub fn sleep_ns(ns: u32) {
     unsafe {
         core::arch::asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack))
     };
-    #[cfg(all(
-        not(target_arch = "nvptx64"),
-        not(loom),
-        not(feature = "warp-emulation")
-    ))]
-    for _ in 0..ns / 8 + 1 {
-        core::hint::spin_loop();
-    }
-    // Emulated warps run dozens of lane threads on a few cores: a waiting lane gives its core
-    // to the lane it waits for.
-    #[cfg(all(not(target_arch = "nvptx64"), not(loom), feature = "warp-emulation"))]
-    {
-        let _ = ns;
-        std::thread::yield_now();
-    }
-    // loom explores every interleaving: a waiting thread must yield, or the model never ends.
-    #[cfg(loom)]
-    {
-        let _ = ns;
-        loom::thread::yield_now();
-    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    crate::loom::pause(ns);
 }
 
 /// A timed wait ran out before its condition held.

@@ -42,8 +42,9 @@
 //! `warp-emulation`), where `std` threads play the lanes of real warps so that warp-level code
 //! can fail in `cargo test`.
 
-#[cfg(all(feature = "warp-emulation", not(target_arch = "nvptx64"), not(loom)))]
-pub mod emulation;
+cfg_warp_emulation! {
+    pub mod emulation;
+}
 
 /// The four ways a shuffle picks its source lane (`shfl.sync.mode`), for the host backends.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -103,16 +104,18 @@ pub(crate) mod one_lane {
 /// The host side of this module: emulated lanes, or a warp of one.
 #[cfg(not(target_arch = "nvptx64"))]
 mod host {
-    #[cfg(all(feature = "warp-emulation", not(loom)))]
-    pub(super) use super::emulation::{
-        active_mask, all, any, ballot, elect_one, lane, match_all, match_all_u32, match_any,
-        match_any_u32, shfl, sync, uni,
-    };
-    #[cfg(any(not(feature = "warp-emulation"), loom))]
-    pub(super) use super::one_lane::{
-        active_mask, all, any, ballot, elect_one, lane, match_all, match_all_u32, match_any,
-        match_any_u32, shfl, sync, uni,
-    };
+    cfg_warp_emulation! {
+        pub(super) use super::emulation::{
+            active_mask, all, any, ballot, elect_one, lane, match_all, match_all_u32, match_any,
+            match_any_u32, shfl, sync, uni,
+        };
+    }
+    cfg_not_warp_emulation! {
+        pub(super) use super::one_lane::{
+            active_mask, all, any, ballot, elect_one, lane, match_all, match_all_u32, match_any,
+            match_any_u32, shfl, sync, uni,
+        };
+    }
 }
 
 /// This thread's lane (0..32).

@@ -561,17 +561,10 @@ fn set(items: &[&str]) -> Vec<String> {
 /// What is compared for a kernel: the instruction sequence, or for the lock (whose branches
 /// LLVM duplicates) the set of instructions.
 fn normalize(kind: Kind, insns: &[String]) -> Vec<String> {
-    match kind {
-        Kind::MutexLock
-        | Kind::MutexTryLock
-        | Kind::Primitive
-        | Kind::Block
-        | Kind::RmwLoop
-        | Kind::Update
-        | Kind::WordLoop
-        | Kind::WordCas
-        | Kind::AtomicWait => set(&insns.iter().map(|s| s.as_str()).collect::<Vec<_>>()),
-        _ => insns.to_vec(),
+    if is_set(kind) {
+        set(&insns.iter().map(|s| s.as_str()).collect::<Vec<_>>())
+    } else {
+        insns.to_vec()
     }
 }
 
@@ -1218,4 +1211,211 @@ fn timed_block_barrier_waits_pass_the_time_left_as_a_suspend_hint() {
         }
     }
     assert_eq!(checked, 4, "timed BlockBarrier kernels");
+}
+
+/// The generated PTX table (device/PTX_TABLE.md): every golden case's Rust call, the file
+/// that defines it, and the instruction(s) `expected` derives for it, which
+/// `every_operation_emits_its_exact_ptx` checks against the PTX rustc emits. So the table is
+/// what the crate emits, and a profiler's or SASS listing's instruction greps back to its call.
+const PTX_TABLE: &str = "device/PTX_TABLE.md";
+
+/// The Rust type a golden case's operation is called on (as tests/golden/build.rs spells it).
+fn table_receiver(ty: &str, scope: &str) -> String {
+    let vector = match ty {
+        "v2f32" => Some("AtomicF32x2"),
+        "v4f32" => Some("AtomicF32x4"),
+        "v4f16" => Some("AtomicF16x4"),
+        "v8f16" => Some("AtomicF16x8"),
+        "v4bf16" => Some("AtomicBf16x4"),
+        "v8bf16" => Some("AtomicBf16x8"),
+        _ => None,
+    };
+    if let Some(v) = vector {
+        return format!("{v}<{scope}>");
+    }
+    if let Some((space, base)) = cases::space_of(ty) {
+        let handle = match space {
+            "shared::cta" => "Shared",
+            "global" => "Global",
+            _ => "ClusterShared",
+        };
+        return format!("{handle}<Atomic<{}, {scope}>>", table_receiver(base, scope));
+    }
+    match ty {
+        "bool" => format!("AtomicBool<{scope}>"),
+        "flag" => format!("AtomicFlag<{scope}>"),
+        "ptr" => format!("AtomicPtr<T, {scope}>"),
+        "f16" => format!("Atomic<F16, {scope}>"),
+        "bf16" => format!("Atomic<Bf16, {scope}>"),
+        "f16x2" => format!("Atomic<F16x2, {scope}>"),
+        "bf16x2" => format!("Atomic<Bf16x2, {scope}>"),
+        t => format!("Atomic<{t}, {scope}>"),
+    }
+}
+
+/// The device crate file that defines a case's operation.
+fn table_source(op: &str, kind: Kind, ty: &str) -> &'static str {
+    let atomic = !matches!(
+        kind,
+        Kind::Fence
+            | Kind::CompilerFence
+            | Kind::VolatileRead
+            | Kind::VolatileWrite
+            | Kind::BlockSync
+            | Kind::MutexLock
+            | Kind::MutexTryLock
+            | Kind::Primitive
+            | Kind::Block
+            | Kind::Wait
+    );
+    if atomic {
+        if cases::space_of(ty).is_some() {
+            return "device/src/atomic/space.rs";
+        }
+        return match ty {
+            "u32" | "i32" | "u64" | "i64" | "usize" | "isize" => "device/src/atomic/int.rs",
+            "f32" | "f64" => "device/src/atomic/float.rs",
+            "u8" | "i8" | "u16" | "i16" => "device/src/atomic/small.rs",
+            "f16" | "bf16" | "f16x2" | "bf16x2" => "device/src/atomic/half.rs",
+            "u128" => "device/src/atomic/wide.rs",
+            "bool" => "device/src/atomic/boolean.rs",
+            "ptr" => "device/src/atomic/pointer.rs",
+            "flag" => "device/src/flag.rs",
+            v if v.starts_with('v') => "device/src/atomic/vector.rs",
+            other => panic!("no source file for type {other}"),
+        };
+    }
+    let prefixes: &[(&str, &str)] = &[
+        ("fence", "device/src/fence.rs"),
+        ("compiler_fence", "device/src/fence.rs"),
+        ("read_", "device/src/volatile.rs"),
+        ("write_", "device/src/volatile.rs"),
+        ("block_barrier_", "device/src/block_barrier.rs"),
+        ("block_sync", "device/src/block.rs"),
+        ("dynamic_shared_memory", "device/src/shared.rs"),
+        ("mutex_", "device/src/mutex.rs"),
+        ("ticket_", "device/src/ticket.rs"),
+        ("binary_semaphore_", "device/src/binary_semaphore.rs"),
+        ("semaphore_", "device/src/semaphore.rs"),
+        ("latch_", "device/src/latch.rs"),
+        ("barrier_", "device/src/barrier.rs"),
+        ("atomic_wait", "device/src/wait.rs"),
+        ("poll_until", "device/src/wait.rs"),
+        ("bulk_", "device/src/bulk.rs"),
+        ("grid_", "device/src/grid.rs"),
+        ("cluster_", "device/src/cluster.rs"),
+        ("sleep_ns", "device/src/clock.rs"),
+        ("global_timer_ns", "device/src/clock.rs"),
+        ("instant_", "device/src/clock.rs"),
+    ];
+    prefixes
+        .iter()
+        .find(|(p, _)| op.starts_with(p))
+        .map(|(_, f)| *f)
+        .unwrap_or("device/src/warp.rs")
+}
+
+/// device/PTX_TABLE.md as the golden cases and the oracle make it.
+fn render_ptx_table() -> String {
+    let mut rows: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
+    let all = cases();
+    for (_, op, order, scope, ty) in &all {
+        let insns = expected(op.name, op.kind, order, scope, ty);
+        let call = match op.kind {
+            Kind::Fence
+            | Kind::CompilerFence
+            | Kind::VolatileRead
+            | Kind::VolatileWrite
+            | Kind::BlockSync
+            | Kind::MutexLock
+            | Kind::MutexTryLock
+            | Kind::Primitive
+            | Kind::Block
+            | Kind::Wait => match *scope {
+                "none" => format!("`{}`", op.name),
+                s => format!("`{}` at `{s}`", op.name),
+            },
+            _ => format!("`{}::{}`", table_receiver(ty, scope), op.name),
+        };
+        let order = match order.as_str() {
+            "none" => "-".to_string(),
+            o => o.replace('_', " / "),
+        };
+        let ptx = if insns.is_empty() {
+            "(no instruction)".to_string()
+        } else {
+            insns
+                .iter()
+                .map(|i| format!("`{i}`"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let shape = if is_set(op.kind) { "set" } else { "sequence" };
+        rows.entry(table_source(op.name, op.kind, ty))
+            .or_default()
+            .push(format!("| {call} | {order} | {shape} | {ptx} |"));
+    }
+    let mut out = String::new();
+    out.push_str(
+        "<!-- Generated by tests/tests/golden_ptx.rs (`render_ptx_table`) from tests/golden/cases.rs.\n     \
+         Do not edit: run `cargo xtask ptx-table` after changing the cases or the oracle. -->\n\
+         # The PTX of every operation\n\n\
+         Every public operation of `ptx-sync` x order x scope x type, and the exact PTX it emits on\n\
+         sm_90: one row per golden case. The golden test (`tests/tests/golden_ptx.rs`,\n\
+         `every_operation_emits_its_exact_ptx`) builds each case as a kernel and checks that its PTX\n\
+         is this row, and `the_ptx_table_is_current` fails when this file is stale. Search this file\n\
+         for an instruction a profiler or `cuobjdump` shows (`atom.acq_rel.gpu.add.u32`) to find the\n\
+         call and the file that emit it.\n\n\
+         - *sequence*: these instructions, in this order (the memory-ordering ones: loads, stores,\n  \
+         atomics, fences, barriers, warp votes and shuffles; not the kernel's own argument traffic).\n\
+         - *set*: a loop (a compare-exchange loop, a lock, a wait): these instructions, each at least\n  \
+         once, in the loop's order.\n\
+         - Orders `A / B` are a compare-exchange's success and failure orders (or\n  \
+         `fetch_update`'s set and fetch orders). `-`: the operation takes no order.\n",
+    );
+    out.push_str(&format!("\n{} cases.\n", all.len()));
+    for (file, rows) in rows {
+        out.push_str(&format!(
+            "\n## {file}\n\n| call | order | shape | PTX |\n|---|---|---|---|\n"
+        ));
+        for r in rows {
+            out.push_str(&r);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The kinds `normalize` compares as a set of instructions.
+fn is_set(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::MutexLock
+            | Kind::MutexTryLock
+            | Kind::Primitive
+            | Kind::Block
+            | Kind::RmwLoop
+            | Kind::Update
+            | Kind::WordLoop
+            | Kind::WordCas
+            | Kind::AtomicWait
+    )
+}
+
+#[test]
+fn the_ptx_table_is_current() {
+    let path = xtask::workspace_root().join(PTX_TABLE);
+    let want = render_ptx_table();
+    if std::env::var_os("PTX_SYNC_BLESS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+        println!("wrote {}", path.display());
+        return;
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "{PTX_TABLE} is stale (the golden cases or the oracle changed): run `cargo xtask ptx-table` \
+         (PTX_SYNC_BLESS=1 cargo test -p ptx-sync-tests --test golden_ptx the_ptx_table_is_current) \
+         and commit it"
+    );
 }

@@ -56,6 +56,7 @@ impl<S: Scope> AtomicBool<S> {
     }
     }
 
+    cfg_not_loom! {
     /// Views the `u32` word at `ptr` (0: false, 1: true) as an atomic `bool`.
     ///
     /// ```
@@ -69,7 +70,6 @@ impl<S: Scope> AtomicBool<S> {
     /// # Safety
     /// As [`Atomic::from_ptr`] for a `u32`, and the word holds 0 or 1 whenever this view
     /// reads it (other values would make `fetch_and/or/xor` leave bits that are neither).
-    #[cfg(not(loom))]
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut u32) -> &'a Self {
         // SAFETY: `repr(transparent)` over `Atomic<u32, S>`, itself transparent over a `u32`;
@@ -78,10 +78,10 @@ impl<S: Scope> AtomicBool<S> {
     }
 
     /// The address of the word (generic address space on the GPU).
-    #[cfg(not(loom))]
     #[inline(always)]
     pub const fn as_ptr(&self) -> *mut u32 {
         self.word.as_ptr()
+    }
     }
 
     /// Loads the value. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).

@@ -5,17 +5,19 @@
 //! and `fetch_update` / `update` / `try_update` are compare-exchange loops on the bits: PTX has
 //! no scalar float `atom.min` / `atom.max`.
 
-use super::int::backend;
+#[cfg(target_arch = "nvptx64")]
+use super::ptx::{ptx_atom, ptx_red, with_rmw_sem, with_store_sem};
 #[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
 use super::Atomic;
+use crate::backend::on_target;
 use crate::float16::MinMaxNum;
 use crate::order;
 use crate::scope::Scope;
 use core::sync::atomic::Ordering;
 
 macro_rules! float_atomic {
-    ($t:ident, $bits:ident, $core:ident, $reg:ident, bits = $b:literal, add = $add:literal, nan = $nan:literal) => {
+    ($t:ident, $bits:ident, $reg:ident, bits = $b:literal, add = $add:literal, nan = $nan:literal) => {
         impl<S: Scope> Atomic<$t, S> {
             /// The same location, seen as its bit pattern (for the bit-level operations).
             #[inline(always)]
@@ -161,11 +163,10 @@ macro_rules! float_atomic {
                 "assert_eq!(a.load(Relaxed), 3.5);\n```")]
             #[inline(always)]
             pub fn fetch_add(&self, val: $t, order: Ordering) -> $t {
-                let sem = order::rmw(order);
-                backend!(
+                on_target!(sem = order::rmw(order);
                     gpu: $t::from_bits(with_rmw_sem!(S, sem;
                         ptx_atom!("add", $add, $reg, $bits, self.as_ptr(), val.to_bits()))),
-                    host: { let _ = sem; self.host_update(order, |v| v + val) })
+                    host: self.host_update(order, |v| v + val))
             }
 
             #[doc = concat!("Subtracts `val`; returns the previous value. Every order.\n\n",
@@ -180,9 +181,9 @@ macro_rules! float_atomic {
             #[inline(always)]
             #[track_caller]
             pub fn red_add(&self, val: $t, order: Ordering) {
-                let sem = order::store(order);
-                backend!(gpu: with_store_sem!(S, sem; ptx_red!("add", $add, $reg, self.as_ptr(), val.to_bits())),
-                         host: { let _ = sem; self.host_update(order, |v| v + val); })
+                on_target!(sem = order::store(order);
+                    gpu: with_store_sem!(S, sem; ptx_red!("add", $add, $reg, self.as_ptr(), val.to_bits())),
+                    host: { self.host_update(order, |v| v + val); })
             }
 
             /// Host backend: core has no float atomics, so a compare-exchange loop on the bits.
@@ -200,7 +201,6 @@ macro_rules! float_atomic {
 float_atomic!(
     f32,
     u32,
-    AtomicU32,
     reg32,
     bits = "b32",
     add = "f32",
@@ -209,7 +209,6 @@ float_atomic!(
 float_atomic!(
     f64,
     u64,
-    AtomicU64,
     reg64,
     bits = "b64",
     add = "f64",

@@ -40,10 +40,12 @@
 //! than twice the half types' precision plus two bits, so rounding the `f32` sum again to the
 //! half type gives the correctly rounded half sum, as the GPU's `.rn` add does).
 
-use super::int::backend;
+#[cfg(target_arch = "nvptx64")]
+use super::ptx::{ptx_atom, ptx_red, with_rmw_sem, with_store_sem};
 #[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
 use super::Atomic;
+use crate::backend::on_target;
 use crate::float16::{Bf16, Bf16x2, F16x2, MinMaxNum, F16};
 use crate::order;
 use crate::scope::Scope;
@@ -230,11 +232,10 @@ macro_rules! half_atomic {
                 "assert_eq!(a.load(Relaxed).to_bits(), (", stringify!($sum), ").to_bits());\n```")]
             #[inline(always)]
             pub fn fetch_add(&self, val: $t, order: Ordering) -> $t {
-                let sem = order::rmw(order);
-                backend!(
+                on_target!(sem = order::rmw(order);
                     gpu: $t::from_bits(with_rmw_sem!(S, sem;
                         ptx_atom!("add.noftz", $add, $reg, $bits, self.as_ptr(), val.to_bits()))),
-                    host: { let _ = sem; self.host_add(order, val) })
+                    host: self.host_add(order, val))
             }
 
             #[doc = concat!("Subtracts `val` (adds `-val`: exact sign flip, then the same rounding); ",
@@ -250,10 +251,10 @@ macro_rules! half_atomic {
             #[inline(always)]
             #[track_caller]
             pub fn red_add(&self, val: $t, order: Ordering) {
-                let sem = order::store(order);
-                backend!(gpu: with_store_sem!(S, sem;
+                on_target!(sem = order::store(order);
+                    gpu: with_store_sem!(S, sem;
                              ptx_red!("add.noftz", $add, $reg, self.as_ptr(), val.to_bits())),
-                         host: { let _ = sem; self.host_add(order, val); })
+                         host: { self.host_add(order, val); })
             }
 
             /// Host backend: a compare-exchange loop on the bits, adding through `f32`.

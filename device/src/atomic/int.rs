@@ -1,43 +1,21 @@
 //! Integer atomics (`u32`, `i32`, `u64`, `i64`, `usize`, `isize`), stamped from one table.
 //! `usize` and `isize` are 64-bit on nvptx64, so they use the `u64`/`s64` instructions.
 
+#[cfg(target_arch = "nvptx64")]
+use super::ptx::{
+    ptx_atom, ptx_cas, ptx_ld, ptx_red, ptx_st, with_load_sem, with_rmw_sem, with_store_sem,
+};
 #[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
 use super::Atomic;
+use crate::backend::on_target;
 use crate::order;
 use crate::scope::Scope;
 use core::sync::atomic::Ordering;
 
-/// One body per backend: PTX `asm!` on the GPU, `core::sync::atomic` on the host.
-macro_rules! backend {
-    (gpu: $gpu:expr, host: $host:expr) => {{
-        #[cfg(target_arch = "nvptx64")]
-        #[allow(unused_unsafe)]
-        // SAFETY: `self` is a valid, aligned atomic location (type invariant / `from_ptr`).
-        let r = unsafe { $gpu };
-        #[cfg(not(target_arch = "nvptx64"))]
-        let r = $host;
-        r
-    }};
-}
-pub(crate) use backend;
-
 macro_rules! int_atomic {
-    ($t:ident, $core:ident, $reg:ident, bits = $b:literal, add = $add:literal, minmax = $mm:literal) => {
+    ($t:ident, $reg:ident, bits = $b:literal, add = $add:literal, minmax = $mm:literal) => {
         impl<S: Scope> Atomic<$t, S> {
-            #[cfg(all(not(target_arch = "nvptx64"), not(loom)))]
-            #[inline(always)]
-            fn host(&self) -> &core::sync::atomic::$core {
-                // SAFETY: same size and alignment (checked below), valid by the type invariant.
-                unsafe { core::sync::atomic::$core::from_ptr(self.as_ptr()) }
-            }
-
-            #[cfg(loom)]
-            #[inline(always)]
-            fn host(&self) -> &loom::sync::atomic::$core {
-                &self.value
-            }
-
             #[doc = concat!("Loads the value. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).\n\n",
                 "PTX: `ld.<sem>.<scope>.", $b, "`; SeqCst adds a leading `fence.sc.<scope>`.\n\n",
                 "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::Acquire;\n",
@@ -45,9 +23,9 @@ macro_rules! int_atomic {
             #[inline(always)]
             #[track_caller]
             pub fn load(&self, order: Ordering) -> $t {
-                let sem = order::load(order);
-                backend!(gpu: with_load_sem!(S, sem; ptx_ld!($b, $reg, $t, self.as_ptr())),
-                         host: { let _ = sem; self.host().load(order) })
+                on_target!(sem = order::load(order);
+                    gpu: with_load_sem!(S, sem; ptx_ld!($b, $reg, $t, self.as_ptr())),
+                    host: self.host().load(order))
             }
 
             #[doc = concat!("Stores `val`. Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic).\n\n",
@@ -57,18 +35,18 @@ macro_rules! int_atomic {
             #[inline(always)]
             #[track_caller]
             pub fn store(&self, val: $t, order: Ordering) {
-                let sem = order::store(order);
-                backend!(gpu: with_store_sem!(S, sem; ptx_st!($b, $reg, self.as_ptr(), val)),
-                         host: { let _ = sem; self.host().store(val, order) })
+                on_target!(sem = order::store(order);
+                    gpu: with_store_sem!(S, sem; ptx_st!($b, $reg, self.as_ptr(), val)),
+                    host: self.host().store(val, order))
             }
 
             #[doc = concat!("Stores `val` and returns the previous value. Every order.\n\n",
                 "PTX: `atom.<sem>.<scope>.exch.", $b, "`.")]
             #[inline(always)]
             pub fn swap(&self, val: $t, order: Ordering) -> $t {
-                let sem = order::rmw(order);
-                backend!(gpu: with_rmw_sem!(S, sem; ptx_atom!("exch", $b, $reg, $t, self.as_ptr(), val)),
-                         host: { let _ = sem; self.host().swap(val, order) })
+                on_target!(sem = order::rmw(order);
+                    gpu: with_rmw_sem!(S, sem; ptx_atom!("exch", $b, $reg, $t, self.as_ptr(), val)),
+                    host: self.host().swap(val, order))
             }
 
             #[doc = concat!("Stores `new` if the value is `current`; returns `Ok(previous)` if it did, ",
@@ -87,11 +65,9 @@ macro_rules! int_atomic {
             pub fn compare_exchange(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
                 -> Result<$t, $t>
             {
-                let sem = order::compare_exchange(success, failure);
-                let prev: $t = backend!(
+                let prev: $t = on_target!(sem = order::compare_exchange(success, failure);
                     gpu: with_rmw_sem!(S, sem; ptx_cas!($b, $reg, $t, self.as_ptr(), current, new)),
-                    host: { let _ = sem;
-                            match self.host().compare_exchange(current, new, success, failure) {
+                    host: { match self.host().compare_exchange(current, new, success, failure) {
                                 Ok(v) | Err(v) => v } });
                 if prev == current { Ok(prev) } else { Err(prev) }
             }
@@ -164,18 +140,18 @@ macro_rules! int_atomic {
                 "assert_eq!(a.load(Relaxed), 42);\n```")]
             #[inline(always)]
             pub fn fetch_add(&self, val: $t, order: Ordering) -> $t {
-                let sem = order::rmw(order);
-                backend!(gpu: with_rmw_sem!(S, sem; ptx_atom!("add", $add, $reg, $t, self.as_ptr(), val)),
-                         host: { let _ = sem; self.host().fetch_add(val, order) })
+                on_target!(sem = order::rmw(order);
+                    gpu: with_rmw_sem!(S, sem; ptx_atom!("add", $add, $reg, $t, self.as_ptr(), val)),
+                    host: self.host().fetch_add(val, order))
             }
 
             #[doc = concat!("Subtracts `val` (wrapping) and returns the previous value. Every order.\n\n",
                 "PTX has no `atom.sub`: this is `atom.<sem>.<scope>.add.", $add, "` of `val.wrapping_neg()`.")]
             #[inline(always)]
             pub fn fetch_sub(&self, val: $t, order: Ordering) -> $t {
-                let sem = order::rmw(order);
-                backend!(gpu: with_rmw_sem!(S, sem; ptx_atom!("add", $add, $reg, $t, self.as_ptr(), val.wrapping_neg())),
-                         host: { let _ = sem; self.host().fetch_sub(val, order) })
+                on_target!(sem = order::rmw(order);
+                    gpu: with_rmw_sem!(S, sem; ptx_atom!("add", $add, $reg, $t, self.as_ptr(), val.wrapping_neg())),
+                    host: self.host().fetch_sub(val, order))
             }
 
             #[doc = concat!("Bitwise NAND with `val` (stores `!(old & val)`); returns the previous value. Every order.\n\n",
@@ -215,13 +191,6 @@ macro_rules! int_atomic {
             int_atomic!(@red $t, $reg, $mm, red_min, fetch_min, "min", "Stores the minimum of the value and `val`", val => val);
             int_atomic!(@red $t, $reg, $mm, red_max, fetch_max, "max", "Stores the maximum of the value and `val`", val => val);
         }
-
-        // The host backend reinterprets `Atomic<T, S>` as the core atomic of the same width.
-        #[cfg(not(target_arch = "nvptx64"))]
-        const _: () = assert!(
-            core::mem::align_of::<$t>() == core::mem::align_of::<core::sync::atomic::$core>()
-                && core::mem::size_of::<$t>() == core::mem::size_of::<core::sync::atomic::$core>()
-        );
     };
 
     (@bitop $t:ident, $reg:ident, $ty:literal, $name:ident, $core_fn:ident, $op:literal, $what:literal) => {
@@ -229,9 +198,9 @@ macro_rules! int_atomic {
             "PTX: `atom.<sem>.<scope>.", $op, ".", $ty, "`.")]
         #[inline(always)]
         pub fn $name(&self, val: $t, order: Ordering) -> $t {
-            let sem = order::rmw(order);
-            backend!(gpu: with_rmw_sem!(S, sem; ptx_atom!($op, $ty, $reg, $t, self.as_ptr(), val)),
-                     host: { let _ = sem; self.host().$core_fn(val, order) })
+            on_target!(sem = order::rmw(order);
+                gpu: with_rmw_sem!(S, sem; ptx_atom!($op, $ty, $reg, $t, self.as_ptr(), val)),
+                host: self.host().$core_fn(val, order))
         }
     };
 
@@ -243,65 +212,23 @@ macro_rules! int_atomic {
         #[inline(always)]
         #[track_caller]
         pub fn $name(&self, $val: $t, order: Ordering) {
-            let sem = order::store(order);
-            backend!(gpu: with_store_sem!(S, sem; ptx_red!($op, $ty, $reg, self.as_ptr(), $v)),
-                     host: { let _ = sem; self.host().$core_fn($val, order); })
+            on_target!(sem = order::store(order);
+                gpu: with_store_sem!(S, sem; ptx_red!($op, $ty, $reg, self.as_ptr(), $v)),
+                host: { self.host().$core_fn($val, order); })
         }
     };
 }
 
-int_atomic!(
-    u32,
-    AtomicU32,
-    reg32,
-    bits = "b32",
-    add = "u32",
-    minmax = "u32"
-);
-int_atomic!(
-    i32,
-    AtomicI32,
-    reg32,
-    bits = "b32",
-    add = "s32",
-    minmax = "s32"
-);
-int_atomic!(
-    u64,
-    AtomicU64,
-    reg64,
-    bits = "b64",
-    add = "u64",
-    minmax = "u64"
-);
+int_atomic!(u32, reg32, bits = "b32", add = "u32", minmax = "u32");
+int_atomic!(i32, reg32, bits = "b32", add = "s32", minmax = "s32");
+int_atomic!(u64, reg64, bits = "b64", add = "u64", minmax = "u64");
 // PTX has no `atom.add.s64`; two's-complement addition is the same operation as `.u64`.
-int_atomic!(
-    i64,
-    AtomicI64,
-    reg64,
-    bits = "b64",
-    add = "u64",
-    minmax = "s64"
-);
+int_atomic!(i64, reg64, bits = "b64", add = "u64", minmax = "s64");
 
 // nvptx64 is a 64-bit target: `usize`/`isize` are the 64-bit instructions (`.u64` add, as for
 // `i64`; signed min/max for `isize`).
-int_atomic!(
-    usize,
-    AtomicUsize,
-    reg64,
-    bits = "b64",
-    add = "u64",
-    minmax = "u64"
-);
-int_atomic!(
-    isize,
-    AtomicIsize,
-    reg64,
-    bits = "b64",
-    add = "u64",
-    minmax = "s64"
-);
+int_atomic!(usize, reg64, bits = "b64", add = "u64", minmax = "u64");
+int_atomic!(isize, reg64, bits = "b64", add = "u64", minmax = "s64");
 
 /// PTX's wrapping counters (`atom.inc` / `atom.dec`), 32-bit unsigned only.
 impl<S: Scope> Atomic<u32, S> {
@@ -319,9 +246,9 @@ impl<S: Scope> Atomic<u32, S> {
     /// ```
     #[inline(always)]
     pub fn fetch_inc(&self, limit: u32, order: Ordering) -> u32 {
-        let sem = order::rmw(order);
-        backend!(gpu: with_rmw_sem!(S, sem; ptx_atom!("inc", "u32", reg32, u32, self.as_ptr(), limit)),
-                 host: { let _ = sem; self.fetch_update(order, read_part(order), |v| Some(inc(v, limit))).unwrap_or(0) })
+        on_target!(sem = order::rmw(order);
+            gpu: with_rmw_sem!(S, sem; ptx_atom!("inc", "u32", reg32, u32, self.as_ptr(), limit)),
+            host: self.fetch_update(order, read_part(order), |v| Some(inc(v, limit))).unwrap_or(0))
     }
 
     /// Decrements, wrapping to `limit`: stores `if old == 0 || old > limit { limit } else { old - 1 }`
@@ -338,9 +265,9 @@ impl<S: Scope> Atomic<u32, S> {
     /// ```
     #[inline(always)]
     pub fn fetch_dec(&self, limit: u32, order: Ordering) -> u32 {
-        let sem = order::rmw(order);
-        backend!(gpu: with_rmw_sem!(S, sem; ptx_atom!("dec", "u32", reg32, u32, self.as_ptr(), limit)),
-                 host: { let _ = sem; self.fetch_update(order, read_part(order), |v| Some(dec(v, limit))).unwrap_or(0) })
+        on_target!(sem = order::rmw(order);
+            gpu: with_rmw_sem!(S, sem; ptx_atom!("dec", "u32", reg32, u32, self.as_ptr(), limit)),
+            host: self.fetch_update(order, read_part(order), |v| Some(dec(v, limit))).unwrap_or(0))
     }
 
     /// [`fetch_inc`](Self::fetch_inc) without a result. Orders: Relaxed, Release, SeqCst.
@@ -349,9 +276,9 @@ impl<S: Scope> Atomic<u32, S> {
     #[inline(always)]
     #[track_caller]
     pub fn red_inc(&self, limit: u32, order: Ordering) {
-        let sem = order::store(order);
-        backend!(gpu: with_store_sem!(S, sem; ptx_red!("inc", "u32", reg32, self.as_ptr(), limit)),
-                 host: { let _ = sem; self.fetch_inc(limit, order); })
+        on_target!(sem = order::store(order);
+            gpu: with_store_sem!(S, sem; ptx_red!("inc", "u32", reg32, self.as_ptr(), limit)),
+            host: { self.fetch_inc(limit, order); })
     }
 
     /// [`fetch_dec`](Self::fetch_dec) without a result. Orders: Relaxed, Release, SeqCst.
@@ -360,9 +287,9 @@ impl<S: Scope> Atomic<u32, S> {
     #[inline(always)]
     #[track_caller]
     pub fn red_dec(&self, limit: u32, order: Ordering) {
-        let sem = order::store(order);
-        backend!(gpu: with_store_sem!(S, sem; ptx_red!("dec", "u32", reg32, self.as_ptr(), limit)),
-                 host: { let _ = sem; self.fetch_dec(limit, order); })
+        on_target!(sem = order::store(order);
+            gpu: with_store_sem!(S, sem; ptx_red!("dec", "u32", reg32, self.as_ptr(), limit)),
+            host: { self.fetch_dec(limit, order); })
     }
 }
 

@@ -38,10 +38,14 @@ mod float;
 pub mod half;
 mod int;
 mod pointer;
+#[cfg(target_arch = "nvptx64")]
+pub(crate) mod ptx;
 pub mod small;
 pub mod space;
-#[cfg(all(not(loom), any(not(target_arch = "nvptx64"), target_feature = "sm_90")))]
-pub mod vector;
+cfg_not_loom! {
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    pub mod vector;
+}
 mod waiting;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 mod wide;
@@ -52,66 +56,51 @@ pub use boolean::AtomicBool;
 pub use half::{AtomicBf16, AtomicBf16x2, AtomicF16, AtomicF16x2};
 pub use pointer::AtomicPtr;
 pub use small::{AtomicI16, AtomicI8, AtomicU16, AtomicU8};
-#[cfg(all(not(loom), any(not(target_arch = "nvptx64"), target_feature = "sm_90")))]
-pub use vector::{AtomicBf16x4, AtomicBf16x8, AtomicF16x4, AtomicF16x8, AtomicF32x2, AtomicF32x4};
+cfg_not_loom! {
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    pub use vector::{AtomicBf16x4, AtomicBf16x8, AtomicF16x4, AtomicF16x8, AtomicF32x2, AtomicF32x4};
+}
 
+use crate::loom::{cell, Cell, Model};
 use crate::scope::Scope;
-#[cfg(not(loom))]
-use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 
 mod sealed {
-    pub trait Sealed {
-        /// The loom atomic that models this type (`f32` -> its bits in a `u32`).
-        #[cfg(loom)]
-        type Loom;
-        #[cfg(loom)]
-        fn loom_new(self) -> Self::Loom;
-    }
+    pub trait Sealed {}
 }
 
 /// A type [`Atomic`] can hold: `u32`, `i32`, `u64`, `i64`, `usize`, `isize`, `f32`, `f64`, the
 /// narrow `u8`, `i8`, `u16`, `i16` ([`small`]) and half floats `F16`, `Bf16`, `F16x2`, `Bf16x2`
 /// ([`half`]), and on sm_90 `u128`. `bool` and pointers have their own types, [`AtomicBool`] (a 4-byte word)
 /// and [`AtomicPtr`].
-pub trait AtomicValue: sealed::Sealed + Copy + Send + 'static {}
+pub trait AtomicValue: sealed::Sealed + Model + Copy + Send + 'static {}
 
 macro_rules! atomic_values {
-    ($($t:ty => $loom:ident $(, $bits:ident)?;)*) => {$(
-        impl sealed::Sealed for $t {
-            #[cfg(loom)]
-            type Loom = loom::sync::atomic::$loom;
-            #[cfg(loom)]
-            fn loom_new(self) -> Self::Loom {
-                loom::sync::atomic::$loom::new(self $(.$bits())?)
-            }
-        }
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
         impl AtomicValue for $t {}
     )*};
 }
-atomic_values! {
-    u32 => AtomicU32;
-    i32 => AtomicI32;
-    u64 => AtomicU64;
-    i64 => AtomicI64;
-    usize => AtomicUsize;
-    isize => AtomicIsize;
-    f32 => AtomicU32, to_bits;
-    f64 => AtomicU64, to_bits;
-    u8 => AtomicU8;
-    i8 => AtomicI8;
-    u16 => AtomicU16;
-    i16 => AtomicI16;
-    crate::F16 => AtomicU16, to_bits;
-    crate::Bf16 => AtomicU16, to_bits;
-    crate::F16x2 => AtomicU32, to_bits;
-    crate::Bf16x2 => AtomicU32, to_bits;
-}
-// 128-bit atomics exist on the GPU (sm_90) only; loom has no 128-bit model.
-#[cfg(not(loom))]
-impl sealed::Sealed for u128 {}
-#[cfg(not(loom))]
-impl AtomicValue for u128 {}
+// The host atomic of each (or loom's model of it) is in `crate::loom`'s table.
+atomic_values!(
+    u32,
+    i32,
+    u64,
+    i64,
+    usize,
+    isize,
+    f32,
+    f64,
+    u8,
+    i8,
+    u16,
+    i16,
+    crate::F16,
+    crate::Bf16,
+    crate::F16x2,
+    crate::Bf16x2,
+    u128
+);
 
 /// An atomic `T` whose operations synchronize at scope `S` ([`Cta`](crate::Cta),
 /// [`Cluster`](crate::Cluster), [`Gpu`](crate::Gpu), [`Sys`](crate::Sys)).
@@ -133,11 +122,8 @@ impl AtomicValue for u128 {}
 /// ```
 #[repr(transparent)]
 pub struct Atomic<T: AtomicValue, S: Scope> {
-    #[cfg(not(loom))]
-    value: UnsafeCell<T>,
-    // Under `--cfg loom` the host backend is loom's model-checked atomic of the same width.
-    #[cfg(loom)]
-    value: <T as sealed::Sealed>::Loom,
+    // The value (under `--cfg loom`, loom's model-checked atomic of the same width).
+    value: Cell<T>,
     scope: PhantomData<S>,
 }
 
@@ -145,25 +131,25 @@ pub struct Atomic<T: AtomicValue, S: Scope> {
 unsafe impl<T: AtomicValue, S: Scope> Sync for Atomic<T, S> {}
 
 impl<T: AtomicValue, S: Scope> Atomic<T, S> {
+    const_fn! {
     /// A new atomic holding `value`.
-    #[cfg(not(loom))]
     #[inline(always)]
-    pub const fn new(value: T) -> Self {
-        Atomic {
-            value: UnsafeCell::new(value),
-            scope: PhantomData,
-        }
-    }
-
-    /// A new atomic holding `value` (loom: not `const`, as loom's atomics are not).
-    #[cfg(loom)]
     pub fn new(value: T) -> Self {
         Atomic {
-            value: sealed::Sealed::loom_new(value),
+            value: cell(value),
             scope: PhantomData,
         }
     }
+    }
 
+    /// The host atomic this one's operations run on (core's, or loom's under `--cfg loom`).
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[inline(always)]
+    pub(crate) fn host(&self) -> &T::Host {
+        crate::loom::host::<T>(&self.value)
+    }
+
+    cfg_not_loom! {
     /// Views the `T` at `ptr` as an atomic, like `AtomicU32::from_ptr`.
     ///
     /// ```
@@ -183,7 +169,6 @@ impl<T: AtomicValue, S: Scope> Atomic<T, S> {
     /// `Bf16`), the aligned 4-byte word that contains the value must be valid for reads and
     /// writes too, in the same memory: the GPU emulates most of their operations on that word
     /// (see [`small`]).
-    #[cfg(not(loom))]
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut T) -> &'a Self {
         debug_assert!(ptr.is_aligned(), "Atomic::from_ptr: misaligned pointer");
@@ -193,24 +178,22 @@ impl<T: AtomicValue, S: Scope> Atomic<T, S> {
     }
 
     /// The address of the value (generic address space on the GPU).
-    #[cfg(not(loom))]
     #[inline(always)]
     pub const fn as_ptr(&self) -> *mut T {
         self.value.get()
     }
 
     /// Mutable access: no other thread can see the value while `&mut self` is held.
-    #[cfg(not(loom))]
     #[inline(always)]
     pub fn get_mut(&mut self) -> &mut T {
         self.value.get_mut()
     }
 
     /// Consumes the atomic and returns the value.
-    #[cfg(not(loom))]
     #[inline(always)]
     pub fn into_inner(self) -> T {
         self.value.into_inner()
+    }
     }
 }
 
@@ -242,14 +225,4 @@ pub(crate) const fn read_part(order: core::sync::atomic::Ordering) -> core::sync
         AcqRel => Acquire,
         o => o,
     }
-}
-
-/// The host backend's fence: core's, or loom's under `--cfg loom`.
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-pub(crate) fn host_fence(order: core::sync::atomic::Ordering) {
-    #[cfg(not(loom))]
-    core::sync::atomic::fence(order);
-    #[cfg(loom)]
-    loom::sync::atomic::fence(order);
 }

@@ -3,11 +3,12 @@
 //! table, on the pointer itself (no cast through an integer: the host backend keeps the
 //! pointer's provenance, as core's `AtomicPtr` does).
 
-use super::int::backend;
+#[cfg(target_arch = "nvptx64")]
+use super::ptx::{ptx_atom, ptx_cas, ptx_ld, ptx_st, with_load_sem, with_rmw_sem, with_store_sem};
+use crate::backend::on_target;
+use crate::loom::{cell, Cell};
 use crate::order;
 use crate::scope::Scope;
-#[cfg(not(loom))]
-use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
 
@@ -38,11 +39,8 @@ use core::sync::atomic::Ordering;
 /// ```
 #[repr(transparent)]
 pub struct AtomicPtr<T, S: Scope> {
-    #[cfg(not(loom))]
-    value: UnsafeCell<*mut T>,
-    // Under `--cfg loom`: loom's model-checked pointer atomic.
-    #[cfg(loom)]
-    value: loom::sync::atomic::AtomicPtr<T>,
+    // The pointer (under `--cfg loom`, loom's model-checked pointer atomic).
+    value: Cell<*mut T>,
     scope: PhantomData<S>,
 }
 
@@ -53,32 +51,24 @@ unsafe impl<T, S: Scope> Sync for AtomicPtr<T, S> {}
 unsafe impl<T, S: Scope> Send for AtomicPtr<T, S> {}
 
 impl<T, S: Scope> AtomicPtr<T, S> {
+    const_fn! {
     /// A new atomic holding `p`.
-    #[cfg(not(loom))]
     #[inline(always)]
-    pub const fn new(p: *mut T) -> Self {
-        AtomicPtr {
-            value: UnsafeCell::new(p),
-            scope: PhantomData,
-        }
-    }
-
-    /// A new atomic holding `p` (loom: not `const`).
-    #[cfg(loom)]
     pub fn new(p: *mut T) -> Self {
         AtomicPtr {
-            value: loom::sync::atomic::AtomicPtr::new(p),
+            value: cell(p),
             scope: PhantomData,
         }
     }
+    }
 
+    cfg_not_loom! {
     /// Views the pointer at `ptr` as an atomic, like core's `AtomicPtr::from_ptr`: for a
     /// kernel argument that points at a pointer-sized slot.
     ///
     /// # Safety
     /// `ptr` is valid for reads and writes, 8-byte aligned, for all of `'a`, and every
     /// concurrent access to it during `'a` is atomic.
-    #[cfg(not(loom))]
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut *mut T) -> &'a Self {
         debug_assert!(ptr.is_aligned(), "AtomicPtr::from_ptr: misaligned pointer");
@@ -87,24 +77,17 @@ impl<T, S: Scope> AtomicPtr<T, S> {
     }
 
     /// The address of the pointer slot (generic address space on the GPU).
-    #[cfg(not(loom))]
     #[inline(always)]
     pub const fn as_ptr(&self) -> *mut *mut T {
         self.value.get()
     }
-
-    #[cfg(all(not(target_arch = "nvptx64"), not(loom)))]
-    #[inline(always)]
-    fn host(&self) -> &core::sync::atomic::AtomicPtr<T> {
-        // SAFETY: `AtomicPtr<T>` has the size and alignment of `*mut T`; valid by the type
-        // invariant, accessed only atomically.
-        unsafe { core::sync::atomic::AtomicPtr::from_ptr(self.as_ptr()) }
     }
 
-    #[cfg(loom)]
+    /// The host atomic this one's operations run on (core's, or loom's under `--cfg loom`).
+    #[cfg(not(target_arch = "nvptx64"))]
     #[inline(always)]
-    fn host(&self) -> &loom::sync::atomic::AtomicPtr<T> {
-        &self.value
+    fn host(&self) -> &crate::loom::atomic::AtomicPtr<T> {
+        crate::loom::host::<*mut T>(&self.value)
     }
 
     /// Loads the pointer. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).
@@ -113,9 +96,9 @@ impl<T, S: Scope> AtomicPtr<T, S> {
     #[inline(always)]
     #[track_caller]
     pub fn load(&self, order: Ordering) -> *mut T {
-        let sem = order::load(order);
-        backend!(gpu: with_load_sem!(S, sem; ptx_ld!("b64", reg64, *mut T, self.as_ptr())),
-                 host: { let _ = sem; self.host().load(order) })
+        on_target!(sem = order::load(order);
+            gpu: with_load_sem!(S, sem; ptx_ld!("b64", reg64, *mut T, self.as_ptr())),
+            host: self.host().load(order))
     }
 
     /// Stores `p`. Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic).
@@ -124,9 +107,9 @@ impl<T, S: Scope> AtomicPtr<T, S> {
     #[inline(always)]
     #[track_caller]
     pub fn store(&self, p: *mut T, order: Ordering) {
-        let sem = order::store(order);
-        backend!(gpu: with_store_sem!(S, sem; ptx_st!("b64", reg64, self.as_ptr(), p)),
-                 host: { let _ = sem; self.host().store(p, order) })
+        on_target!(sem = order::store(order);
+            gpu: with_store_sem!(S, sem; ptx_st!("b64", reg64, self.as_ptr(), p)),
+            host: self.host().store(p, order))
     }
 
     /// Stores `p` and returns the previous pointer. Every order.
@@ -134,9 +117,9 @@ impl<T, S: Scope> AtomicPtr<T, S> {
     /// PTX: `atom.<sem>.<scope>.exch.b64`.
     #[inline(always)]
     pub fn swap(&self, p: *mut T, order: Ordering) -> *mut T {
-        let sem = order::rmw(order);
-        backend!(gpu: with_rmw_sem!(S, sem; ptx_atom!("exch", "b64", reg64, *mut T, self.as_ptr(), p)),
-                 host: { let _ = sem; self.host().swap(p, order) })
+        on_target!(sem = order::rmw(order);
+            gpu: with_rmw_sem!(S, sem; ptx_atom!("exch", "b64", reg64, *mut T, self.as_ptr(), p)),
+            host: self.host().swap(p, order))
     }
 
     /// Stores `new` if the pointer is `current` (compared as addresses); `Ok(previous)` if it
@@ -163,11 +146,9 @@ impl<T, S: Scope> AtomicPtr<T, S> {
         success: Ordering,
         failure: Ordering,
     ) -> Result<*mut T, *mut T> {
-        let sem = order::compare_exchange(success, failure);
-        let prev: *mut T = backend!(
+        let prev: *mut T = on_target!(sem = order::compare_exchange(success, failure);
             gpu: with_rmw_sem!(S, sem; ptx_cas!("b64", reg64, *mut T, self.as_ptr(), current, new)),
-            host: { let _ = sem;
-                    match self.host().compare_exchange(current, new, success, failure) {
+            host: { match self.host().compare_exchange(current, new, success, failure) {
                         Ok(v) | Err(v) => v } });
         if prev == current {
             Ok(prev)
@@ -262,10 +243,12 @@ impl<T, S: Scope> Default for AtomicPtr<T, S> {
     }
 }
 
-// The host backend reinterprets the cell as core's `AtomicPtr<T>`.
-#[cfg(all(not(target_arch = "nvptx64"), not(loom)))]
-const _: () = assert!(
-    core::mem::size_of::<AtomicPtr<u8, crate::Gpu>>() == core::mem::size_of::<*mut u8>()
-        && core::mem::align_of::<core::sync::atomic::AtomicPtr<u8>>()
-            == core::mem::align_of::<*mut u8>()
-);
+// `crate::loom::host` views the cell as core's `AtomicPtr<T>`.
+#[cfg(not(target_arch = "nvptx64"))]
+cfg_not_loom! {
+    const _: () = assert!(
+        core::mem::size_of::<AtomicPtr<u8, crate::Gpu>>() == core::mem::size_of::<*mut u8>()
+            && core::mem::align_of::<core::sync::atomic::AtomicPtr<u8>>()
+                == core::mem::align_of::<*mut u8>()
+    );
+}

@@ -52,8 +52,10 @@
 //! On the host the same methods are core's `AtomicU8`, `AtomicI8`, `AtomicU16`, `AtomicI16`
 //! (loom's under `--cfg loom`), which need only the value's own bytes.
 
-use super::int::backend;
+#[cfg(target_arch = "nvptx64")]
+use super::ptx::{ptx_cas, ptx_ld, ptx_st, with_load_sem, with_rmw_sem, with_store_sem};
 use super::Atomic;
+use crate::backend::on_target;
 use crate::order;
 use crate::scope::Scope;
 use core::sync::atomic::Ordering;
@@ -157,24 +159,11 @@ fn lane_update<S: Scope>(
 }
 
 macro_rules! small_atomic {
-    ($t:ident, $u:ident, $core:ident, $b:literal, cas = $cas:ident, ex = ($e0:literal, $e1:literal, $e2:literal)) => {
+    ($t:ident, $u:ident, $b:literal, cas = $cas:ident, ex = ($e0:literal, $e1:literal, $e2:literal)) => {
         impl<S: Scope> Atomic<$t, S> {
             /// All ones over the value's width, as a `u32` lane mask.
             #[cfg(target_arch = "nvptx64")]
             const LANE: u32 = $u::MAX as u32;
-
-            #[cfg(all(not(target_arch = "nvptx64"), not(loom)))]
-            #[inline(always)]
-            fn host(&self) -> &core::sync::atomic::$core {
-                // SAFETY: same size and alignment (checked below), valid by the type invariant.
-                unsafe { core::sync::atomic::$core::from_ptr(self.as_ptr()) }
-            }
-
-            #[cfg(loom)]
-            #[inline(always)]
-            fn host(&self) -> &loom::sync::atomic::$core {
-                &self.value
-            }
 
             /// The containing word and the value's bit offset in it.
             #[cfg(target_arch = "nvptx64")]
@@ -201,9 +190,9 @@ macro_rules! small_atomic {
             #[inline(always)]
             #[track_caller]
             pub fn load(&self, order: Ordering) -> $t {
-                let sem = order::load(order);
-                backend!(gpu: with_load_sem!(S, sem; ptx_ld!($b, reg16, u16, self.as_ptr())) as $u as $t,
-                         host: { let _ = sem; self.host().load(order) })
+                on_target!(sem = order::load(order);
+                    gpu: with_load_sem!(S, sem; ptx_ld!($b, reg16, u16, self.as_ptr())) as $u as $t,
+                    host: self.host().load(order))
             }
 
             #[doc = concat!("Stores `val`. Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic).\n\n",
@@ -215,9 +204,9 @@ macro_rules! small_atomic {
             #[inline(always)]
             #[track_caller]
             pub fn store(&self, val: $t, order: Ordering) {
-                let sem = order::store(order);
-                backend!(gpu: with_store_sem!(S, sem; ptx_st!($b, reg16, self.as_ptr(), val as $u as u16)),
-                         host: { let _ = sem; self.host().store(val, order) })
+                on_target!(sem = order::store(order);
+                    gpu: with_store_sem!(S, sem; ptx_st!($b, reg16, self.as_ptr(), val as $u as u16)),
+                    host: self.host().store(val, order))
             }
 
             #[doc = concat!("Stores `val` and returns the previous value. Every order.\n\n",
@@ -229,9 +218,9 @@ macro_rules! small_atomic {
                 "assert_eq!(a.swap(", $e1, ", AcqRel), ", $e0, ");\nassert_eq!(a.load(Relaxed), ", $e1, ");\n```")]
             #[inline(always)]
             pub fn swap(&self, val: $t, order: Ordering) -> $t {
-                let sem = order::rmw(order);
-                backend!(gpu: { let _ = sem; self.rmw(order, |_| val) },
-                         host: { let _ = sem; self.host().swap(val, order) })
+                on_target!(sem = order::rmw(order);
+                    gpu: { self.rmw(order, |_| val) },
+                    host: self.host().swap(val, order))
             }
 
             small_atomic!(@cas $cas, $t, $u, $b, $e0, $e1, $e2);
@@ -265,7 +254,7 @@ macro_rules! small_atomic {
             where
                 F: FnMut($t) -> Option<$t>,
             {
-                backend!(
+                on_target!(
                     gpu: {
                         let (word, shift) = self.word();
                         lane_update(word, shift, Self::LANE, set_order, fetch_order,
@@ -321,13 +310,6 @@ macro_rules! small_atomic {
             small_atomic!(@rmw $t, fetch_min, |old, val| Ord::min(old, val), "Minimum with `val`", "min", ($e2, $e1));
             small_atomic!(@rmw $t, fetch_max, |old, val| Ord::max(old, val), "Maximum with `val`", "max", ($e1, $e2));
         }
-
-        // The host backend reinterprets `Atomic<T, S>` as the core atomic of the same width.
-        #[cfg(not(target_arch = "nvptx64"))]
-        const _: () = assert!(
-            core::mem::align_of::<$t>() == core::mem::align_of::<core::sync::atomic::$core>()
-                && core::mem::size_of::<$t>() == core::mem::size_of::<core::sync::atomic::$core>()
-        );
     };
 
     // 16 bits: PTX's one narrow RMW.
@@ -345,12 +327,10 @@ macro_rules! small_atomic {
         pub fn compare_exchange(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
             -> Result<$t, $t>
         {
-            let sem = order::compare_exchange(success, failure);
-            let prev: $t = backend!(
+            let prev: $t = on_target!(sem = order::compare_exchange(success, failure);
                 gpu: with_rmw_sem!(S, sem; ptx_cas!("b16", reg16, u16, self.as_ptr(),
                                                     current as $u as u16, new as $u as u16)) as $u as $t,
-                host: { let _ = sem;
-                        match self.host().compare_exchange(current, new, success, failure) {
+                host: { match self.host().compare_exchange(current, new, success, failure) {
                             Ok(v) | Err(v) => v } });
             if prev == current { Ok(prev) } else { Err(prev) }
         }
@@ -374,7 +354,7 @@ macro_rules! small_atomic {
         pub fn compare_exchange(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
             -> Result<$t, $t>
         {
-            backend!(
+            on_target!(sem = order::compare_exchange(success, failure);
                 gpu: {
                     let (word, shift) = self.word();
                     let (c, n) = (current as $u as u32, new as $u as u32);
@@ -382,10 +362,7 @@ macro_rules! small_atomic {
                         .map(|v| v as $u as $t)
                         .map_err(|v| v as $u as $t)
                 },
-                host: {
-                    let _ = order::compare_exchange(success, failure);
-                    self.host().compare_exchange(current, new, success, failure)
-                })
+                host: self.host().compare_exchange(current, new, success, failure))
         }
     };
 
@@ -402,31 +379,17 @@ macro_rules! small_atomic {
             "assert_eq!(a.load(Relaxed), ", stringify!($f), ");\n```")]
         #[inline(always)]
         pub fn $name(&self, $val: $t, order: Ordering) -> $t {
-            let sem = order::rmw(order);
-            backend!(gpu: { let _ = sem; self.rmw(order, |$old| $f) },
-                     host: { let _ = sem; self.host().$name($val, order) })
+            on_target!(sem = order::rmw(order);
+                gpu: { self.rmw(order, |$old| $f) },
+                host: self.host().$name($val, order))
         }
     };
 }
 
-small_atomic!(u8, u8, AtomicU8, "b8", cas = word, ex = ("7", "200", "3"));
-small_atomic!(i8, u8, AtomicI8, "b8", cas = word, ex = ("7", "-100", "3"));
-small_atomic!(
-    u16,
-    u16,
-    AtomicU16,
-    "b16",
-    cas = native,
-    ex = ("7", "60000", "3")
-);
-small_atomic!(
-    i16,
-    u16,
-    AtomicI16,
-    "b16",
-    cas = native,
-    ex = ("7", "-30000", "3")
-);
+small_atomic!(u8, u8, "b8", cas = word, ex = ("7", "200", "3"));
+small_atomic!(i8, u8, "b8", cas = word, ex = ("7", "-100", "3"));
+small_atomic!(u16, u16, "b16", cas = native, ex = ("7", "60000", "3"));
+small_atomic!(i16, u16, "b16", cas = native, ex = ("7", "-30000", "3"));
 
 #[cfg(test)]
 mod tests {

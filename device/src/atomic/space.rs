@@ -53,8 +53,10 @@
 //! `compare_exchange` (bits), `fetch_add`, `fetch_sub`, `red_add`. On the host backend every
 //! handle is an ordinary pointer and the operations are [`Atomic`]'s.
 
-use super::int::backend;
+#[cfg(target_arch = "nvptx64")]
+use super::ptx::{with_load_sem, with_rmw_sem, with_store_sem};
 use super::Atomic;
+use crate::backend::on_target;
 use crate::order;
 use crate::scope::Scope;
 use crate::shared::Shared;
@@ -394,9 +396,9 @@ macro_rules! space_common {
         #[inline(always)]
         #[track_caller]
         pub unsafe fn load(self, order: Ordering) -> $t {
-            let sem = order::load(order);
-            backend!(gpu: $t::from_bits(with_load_sem!(S, sem; space_ld!($space, $b, $reg, $bits, $areg, self.address()))),
-                     host: { let _ = sem; host_atomic!(self).load(order) })
+            on_target!(sem = order::load(order);
+                gpu: $t::from_bits(with_load_sem!(S, sem; space_ld!($space, $b, $reg, $bits, $areg, self.address()))),
+                host: host_atomic!(self).load(order))
         }
 
         #[doc = concat!("Stores `val`. Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic).\n\n",
@@ -407,18 +409,18 @@ macro_rules! space_common {
         #[inline(always)]
         #[track_caller]
         pub unsafe fn store(self, val: $t, order: Ordering) {
-            let sem = order::store(order);
-            backend!(gpu: with_store_sem!(S, sem; space_st!($space, $b, $reg, $areg, self.address(), val.to_bits())),
-                     host: { let _ = sem; host_atomic!(self).store(val, order) })
+            on_target!(sem = order::store(order);
+                gpu: with_store_sem!(S, sem; space_st!($space, $b, $reg, $areg, self.address(), val.to_bits())),
+                host: host_atomic!(self).store(val, order))
         }
 
         #[doc = concat!("Stores `val` and returns the previous value. Every order.\n\n",
             "PTX: `atom.<sem>.<scope>.", $space, ".exch.", $b, "`.\n\n# Safety\nAs [`load`](Self::load).")]
         #[inline(always)]
         pub unsafe fn swap(self, val: $t, order: Ordering) -> $t {
-            let sem = order::rmw(order);
-            backend!(gpu: $t::from_bits(with_rmw_sem!(S, sem; space_atom!($space, "exch", $b, $reg, $bits, $areg, self.address(), val.to_bits()))),
-                     host: { let _ = sem; host_atomic!(self).swap(val, order) })
+            on_target!(sem = order::rmw(order);
+                gpu: $t::from_bits(with_rmw_sem!(S, sem; space_atom!($space, "exch", $b, $reg, $bits, $areg, self.address(), val.to_bits()))),
+                host: host_atomic!(self).swap(val, order))
         }
 
         #[doc = concat!("Stores `new` if the value is `current` (comparing bits); returns `Ok(previous)` ",
@@ -432,11 +434,9 @@ macro_rules! space_common {
         pub unsafe fn compare_exchange(self, current: $t, new: $t, success: Ordering, failure: Ordering)
             -> Result<$t, $t>
         {
-            let sem = order::compare_exchange(success, failure);
-            let prev: $bits = backend!(
+            let prev: $bits = on_target!(sem = order::compare_exchange(success, failure);
                 gpu: with_rmw_sem!(S, sem; space_cas!($space, $b, $reg, $bits, $areg, self.address(), current.to_bits(), new.to_bits())),
-                host: { let _ = sem;
-                        match host_atomic!(self).compare_exchange(current, new, success, failure) {
+                host: { match host_atomic!(self).compare_exchange(current, new, success, failure) {
                             Ok(v) | Err(v) => v.to_bits() } });
             if prev == current.to_bits() { Ok($t::from_bits(prev)) } else { Err($t::from_bits(prev)) }
         }
@@ -461,9 +461,9 @@ macro_rules! space_common {
             "assert_eq!(unsafe { a.load(Relaxed) }, ", $two, ");\n```")]
         #[inline(always)]
         pub unsafe fn fetch_add(self, val: $t, order: Ordering) -> $t {
-            let sem = order::rmw(order);
-            backend!(gpu: $t::from_bits(with_rmw_sem!(S, sem; space_atom!($space, "add", $add, $reg, $bits, $areg, self.address(), val.to_bits()))),
-                     host: { let _ = sem; host_atomic!(self).fetch_add(val, order) })
+            on_target!(sem = order::rmw(order);
+                gpu: $t::from_bits(with_rmw_sem!(S, sem; space_atom!($space, "add", $add, $reg, $bits, $areg, self.address(), val.to_bits()))),
+                host: host_atomic!(self).fetch_add(val, order))
         }
 
         #[doc = concat!("Subtracts `val` and returns the previous value. Every order.\n\n",
@@ -471,9 +471,9 @@ macro_rules! space_common {
             "# Safety\nAs [`load`](Self::load).")]
         #[inline(always)]
         pub unsafe fn fetch_sub(self, val: $t, order: Ordering) -> $t {
-            let sem = order::rmw(order);
-            backend!(gpu: $t::from_bits(with_rmw_sem!(S, sem; space_atom!($space, "add", $add, $reg, $bits, $areg, self.address(), space_neg!($t, val).to_bits()))),
-                     host: { let _ = sem; host_atomic!(self).fetch_sub(val, order) })
+            on_target!(sem = order::rmw(order);
+                gpu: $t::from_bits(with_rmw_sem!(S, sem; space_atom!($space, "add", $add, $reg, $bits, $areg, self.address(), space_neg!($t, val).to_bits()))),
+                host: host_atomic!(self).fetch_sub(val, order))
         }
 
         #[doc = concat!("Adds `val` without returning anything (a reduction). Orders: Relaxed, Release, SeqCst.\n\n",
@@ -482,9 +482,9 @@ macro_rules! space_common {
         #[inline(always)]
         #[track_caller]
         pub unsafe fn red_add(self, val: $t, order: Ordering) {
-            let sem = order::store(order);
-            backend!(gpu: with_store_sem!(S, sem; space_red!($space, "add", $add, $reg, $areg, self.address(), val.to_bits())),
-                     host: { let _ = sem; host_atomic!(self).fetch_add(val, order); })
+            on_target!(sem = order::store(order);
+                gpu: with_store_sem!(S, sem; space_red!($space, "add", $add, $reg, $areg, self.address(), val.to_bits())),
+                host: { host_atomic!(self).fetch_add(val, order); })
         }
     };
 }
@@ -559,9 +559,9 @@ macro_rules! space_handle {
             "PTX: `atom.<sem>.<scope>.", $space, ".", $op, ".", $ty, "`.\n\n# Safety\nAs [`load`](Self::load).")]
         #[inline(always)]
         pub unsafe fn $name(self, val: $t, order: Ordering) -> $t {
-            let sem = order::rmw(order);
-            backend!(gpu: $t::from_bits(with_rmw_sem!(S, sem; space_atom!($space, $op, $ty, $reg, $bits, $areg, self.address(), val.to_bits()))),
-                     host: { let _ = sem; host_atomic!(self).$name(val, order) })
+            on_target!(sem = order::rmw(order);
+                gpu: $t::from_bits(with_rmw_sem!(S, sem; space_atom!($space, $op, $ty, $reg, $bits, $areg, self.address(), val.to_bits()))),
+                host: host_atomic!(self).$name(val, order))
         }
     };
 }

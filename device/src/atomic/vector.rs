@@ -51,7 +51,9 @@
 //! assert_eq!(ACC.lanes()[3].load(Acquire), 4.5);
 //! ```
 
-use super::int::backend;
+use crate::backend::on_target;
+#[cfg(target_arch = "nvptx64")]
+use super::ptx::{with_store_sem, with_rmw_sem};
 use super::Atomic;
 use crate::float16::{Bf16, F16};
 use crate::order;
@@ -258,11 +260,10 @@ macro_rules! vector_f32 {
             #[inline(always)]
             pub fn fetch_add(&self, val: [f32; $n], order: Ordering) -> [f32; $n] {
                 debug_check_global(self);
-                let sem = order::rmw(order);
-                backend!(
+                on_target!(sem = order::rmw(order);
                     gpu: with_rmw_sem!(S, sem; $atom!("add", "f32", self.as_ptr(), val.map(f32::to_bits)))
                         .map(f32::from_bits),
-                    host: { let _ = sem; core::array::from_fn(|i| self.lanes()[i].fetch_add(val[i], order)) })
+                    host: core::array::from_fn(|i| self.lanes()[i].fetch_add(val[i], order)))
             }
 
             #[doc = concat!("Adds `val` lane by lane without returning anything. Orders: Relaxed, Release, SeqCst.\n\n",
@@ -271,9 +272,9 @@ macro_rules! vector_f32 {
             #[track_caller]
             pub fn red_add(&self, val: [f32; $n], order: Ordering) {
                 debug_check_global(self);
-                let sem = order::store(order);
-                backend!(gpu: with_store_sem!(S, sem; $red!("add", "f32", self.as_ptr(), val.map(f32::to_bits))),
-                         host: { let _ = sem; for i in 0..$n { self.lanes()[i].red_add(val[i], order) } })
+                on_target!(sem = order::store(order);
+                    gpu: with_store_sem!(S, sem; $red!("add", "f32", self.as_ptr(), val.map(f32::to_bits))),
+                    host: { for i in 0..$n { self.lanes()[i].red_add(val[i], order) } })
             }
         }
     };
@@ -305,11 +306,10 @@ macro_rules! vector_half {
         #[inline(always)]
         pub fn $name(&self, val: [$lane; $n], order: Ordering) -> [$lane; $n] {
             debug_check_global(self);
-            let sem = order::rmw(order);
-            backend!(
+            on_target!(sem = order::rmw(order);
                 gpu: unpack::<$lane, $n, $w>(with_rmw_sem!(S, sem;
                     $atom!($op, $ty, self.as_ptr(), pack::<$lane, $n, $w>(val)))),
-                host: { let _ = sem; core::array::from_fn(|i| self.lanes()[i].$scalar(val[i], order)) })
+                host: core::array::from_fn(|i| self.lanes()[i].$scalar(val[i], order)))
         }
     };
 
@@ -320,10 +320,9 @@ macro_rules! vector_half {
         #[track_caller]
         pub fn $name(&self, val: [$lane; $n], order: Ordering) {
             debug_check_global(self);
-            let sem = order::store(order);
-            backend!(
+            on_target!(sem = order::store(order);
                 gpu: with_store_sem!(S, sem; $red!($op, $ty, self.as_ptr(), pack::<$lane, $n, $w>(val))),
-                host: { let _ = sem; for i in 0..$n { self.lanes()[i].$scalar(val[i], order); } })
+                host: { for i in 0..$n { self.lanes()[i].$scalar(val[i], order); } })
         }
     };
 }

@@ -3,6 +3,8 @@
 //! travels as two 64-bit halves and is packed with `mov.b128` inside the instruction's block.
 //! GPU only: there is no stable `AtomicU128` in `core` for a host backend.
 
+#[cfg(target_arch = "nvptx64")]
+use super::ptx::{with_load_sem, with_rmw_sem, with_store_sem};
 use super::Atomic;
 use crate::order;
 use crate::scope::Scope;

@@ -1,0 +1,29 @@
+//! The backend switch: the one place an operation picks its GPU or its host body.
+//!
+//! An atomic method names both bodies, `on_target!(sem = order::rmw(order); gpu: ..., host:
+//! ...)`. On nvptx the GPU body runs: a table of `atomic/ptx.rs` turns `sem` and the scope
+//! into one `asm!`. Everywhere else the host body runs, on `crate::loom::host`'s atomics
+//! (core's, or loom's model-checked ones under `--cfg loom`), where every scope is the whole
+//! system. The order is checked (`crate::order`) before either body, so an order an operation
+//! refuses panics on both backends alike.
+
+/// Runs `gpu` on nvptx and `host` elsewhere, with `$sem` bound to the checked `.sem` of the
+/// order for the GPU body.
+macro_rules! on_target {
+    ($sem:ident = $check:expr; gpu: $gpu:expr, host: $host:expr $(,)?) => {{
+        // The host body passes the order itself: there `sem` is only the check.
+        #[allow(unused_variables)]
+        let $sem = $check;
+        $crate::backend::on_target!(gpu: $gpu, host: $host)
+    }};
+    (gpu: $gpu:expr, host: $host:expr $(,)?) => {{
+        #[cfg(target_arch = "nvptx64")]
+        #[allow(unused_unsafe)]
+        // SAFETY: `self` is a valid, aligned atomic location (type invariant / `from_ptr`).
+        let r = unsafe { $gpu };
+        #[cfg(not(target_arch = "nvptx64"))]
+        let r = $host;
+        r
+    }};
+}
+pub(crate) use on_target;
