@@ -33,6 +33,8 @@ cargo xtask <command> [options]
                                   (runner options: --full, --filter, --seed, ...: -- --help)
   stage-litmus [--dir .stage/litmus] [--arch sm_90]
                                   stage the litmus suite only, for a GPU machine without Rust
+  ptx-table                       regenerate device/PTX_TABLE.md (every operation's exact PTX)
+                                  from the golden cases; the golden test fails when it is stale
   clippy-ptx [--arch sm_XX]       clippy -D warnings on the device crate and the kernel crates
                                   for nvptx (default: sm_80 and sm_90)
   help                            this text
@@ -235,6 +237,19 @@ fn run() -> Result<i32, String> {
             stage_litmus(&dir, arch)?;
             let env = [("LITMUS_OUT", workspace_root())];
             return run_staged(&dir, &runner_args, &env, "the litmus suite was");
+        }
+        "ptx-table" => {
+            parse(argv, &[])?;
+            let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+                .current_dir(workspace_root())
+                .env("PTX_SYNC_BLESS", "1")
+                .args(["test", "-p", "ptx-sync-tests", "--test", "golden_ptx"])
+                .args(["the_ptx_table_is_current", "--", "--exact", "--nocapture"])
+                .status()
+                .map_err(|e| format!("running cargo: {e}"))?;
+            if !status.success() {
+                return Err("regenerating device/PTX_TABLE.md failed".into());
+            }
         }
         "help" | "--help" | "-h" => println!("{HELP}"),
         other => return Err(format!("unknown command `{other}`\n\n{HELP}")),
