@@ -18,68 +18,44 @@ fn check(arch: Arch) {
     }
 }
 
-#[test]
-#[cfg_attr(
-    no_ptxas_sm75 = "no_download",
-    ignore = "skipped: no ptxas for sm_75 is installed, and PTX_SYNC_NO_DOWNLOAD is set, \
-              so the pinned one (nvidia-cuda-nvcc, CUDA 13) was not downloaded into target/tools"
-)]
-#[cfg_attr(
-    no_ptxas_sm75 = "fetch_failed",
-    ignore = "skipped: no ptxas for sm_75 is installed, and downloading the pinned one \
-              (nvidia-cuda-nvcc, CUDA 13) into target/tools failed (offline?): \
-              the build's warning says why"
-)]
-fn ptxas_accepts_sm_75() {
-    check(Arch::Sm75);
+/// A test that `check`s `$arch`, ignored with the reason where tests/build.rs set `$no` (no
+/// ptxas for that arch could be had). The reasons are literals (an `ignore` built with
+/// `concat!` loses its reason); the default ones are CUDA 13's, and the test's name says the
+/// arch.
+macro_rules! ptxas_test {
+    ($(#[$m:meta])* $name:ident: $arch:expr, $no:ident) => {
+        ptxas_test!(
+            $(#[$m])* $name: $arch,
+            $no,
+            "skipped: no ptxas for this arch is installed, and PTX_SYNC_NO_DOWNLOAD is set, \
+             so the pinned one (nvidia-cuda-nvcc, CUDA 13) was not downloaded into target/tools",
+            "skipped: no ptxas for this arch is installed, and downloading the pinned one \
+             (nvidia-cuda-nvcc, CUDA 13) into target/tools failed (offline?): \
+             the build's warning says why"
+        );
+    };
+    ($(#[$m:meta])* $name:ident: $arch:expr, $no:ident, $no_download:literal, $fetch_failed:literal) => {
+        $(#[$m])*
+        #[test]
+        #[cfg_attr($no = "no_download", ignore = $no_download)]
+        #[cfg_attr($no = "fetch_failed", ignore = $fetch_failed)]
+        fn $name() {
+            check($arch);
+        }
+    };
 }
 
-#[test]
-#[cfg_attr(
-    no_ptxas_sm80 = "no_download",
-    ignore = "skipped: no ptxas for sm_80 is installed, and PTX_SYNC_NO_DOWNLOAD is set, \
-              so the pinned one (nvidia-cuda-nvcc, CUDA 13) was not downloaded into target/tools"
-)]
-#[cfg_attr(
-    no_ptxas_sm80 = "fetch_failed",
-    ignore = "skipped: no ptxas for sm_80 is installed, and downloading the pinned one \
-              (nvidia-cuda-nvcc, CUDA 13) into target/tools failed (offline?): \
-              the build's warning says why"
-)]
-fn ptxas_accepts_sm_80() {
-    check(Arch::Sm80);
-}
-
-#[test]
-#[cfg_attr(
-    no_ptxas_sm90 = "no_download",
-    ignore = "skipped: no ptxas for sm_90 is installed, and PTX_SYNC_NO_DOWNLOAD is set, \
-              so the pinned one (nvidia-cuda-nvcc, CUDA 13) was not downloaded into target/tools"
-)]
-#[cfg_attr(
-    no_ptxas_sm90 = "fetch_failed",
-    ignore = "skipped: no ptxas for sm_90 is installed, and downloading the pinned one \
-              (nvidia-cuda-nvcc, CUDA 13) into target/tools failed (offline?): \
-              the build's warning says why"
-)]
-fn ptxas_accepts_sm_90() {
-    check(Arch::Sm90);
-}
-
-/// CUDA 13 dropped Volta: only a CUDA 12 ptxas (nvidia-cuda-nvcc-cu12) checks sm_70.
-#[test]
-#[cfg_attr(
-    no_ptxas_sm70 = "no_download",
-    ignore = "skipped: no CUDA 12 ptxas (the last for sm_70) is installed, and \
-              PTX_SYNC_NO_DOWNLOAD is set, so the pinned one (nvidia-cuda-nvcc-cu12) was not \
-              downloaded into target/tools"
-)]
-#[cfg_attr(
-    no_ptxas_sm70 = "fetch_failed",
-    ignore = "skipped: no CUDA 12 ptxas (the last for sm_70) is installed, and downloading \
-              the pinned one (nvidia-cuda-nvcc-cu12) into target/tools failed (offline?): \
-              the build's warning says why"
-)]
-fn ptxas_accepts_sm_70() {
-    check(Arch::Sm70);
-}
+ptxas_test!(ptxas_accepts_sm_75: Arch::Sm75, no_ptxas_sm75);
+ptxas_test!(ptxas_accepts_sm_80: Arch::Sm80, no_ptxas_sm80);
+ptxas_test!(ptxas_accepts_sm_90: Arch::Sm90, no_ptxas_sm90);
+ptxas_test!(
+    /// CUDA 13 dropped Volta: only a CUDA 12 ptxas (nvidia-cuda-nvcc-cu12) checks sm_70.
+    ptxas_accepts_sm_70: Arch::Sm70,
+    no_ptxas_sm70,
+    "skipped: no CUDA 12 ptxas (the last for sm_70) is installed, and \
+     PTX_SYNC_NO_DOWNLOAD is set, so the pinned one (nvidia-cuda-nvcc-cu12) was not \
+     downloaded into target/tools",
+    "skipped: no CUDA 12 ptxas (the last for sm_70) is installed, and downloading \
+     the pinned one (nvidia-cuda-nvcc-cu12) into target/tools failed (offline?): \
+     the build's warning says why"
+);
