@@ -1,5 +1,5 @@
-//! What the litmus test files share: geometries, and the brute-force check of where a launch
-//! puts every (instance, role). Each test file uses some of it.
+//! What the litmus test files share: a geometry constructor, and the brute-force check of where a
+//! launch puts every (instance, role). Each test file uses some of it.
 #![allow(dead_code)]
 
 use ptx_sync_litmus::launch::Launch;
