@@ -113,10 +113,7 @@ fn latch(gpu: &Device, m: &Module) -> Sample {
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&latches).arg(&arrived).arg(&rounds).arg(&errors);
     let ms = timed_cooperative(gpu, b, cfg)?;
-    let e = gpu.download(&errors)?[0];
-    if e != 0 {
-        return Err(format!("wrong result: {e} early wake-ups").into());
-    }
+    no_errors(gpu, &errors, "early wake-ups")?;
     Ok((ms, rounds as f64))
 }
 
@@ -134,10 +131,7 @@ fn block_barrier(gpu: &Device, m: &Module, kname: &str) -> Sample {
     let mut c = launch_config(blocks, threads, 0);
     c.shared_mem_bytes = 16 + 2 * threads * 4;
     let ms = timed(gpu, b, c)?;
-    let e = gpu.download(&errors)?[0];
-    if e != 0 {
-        return Err(format!("wrong result: {e} stale neighbour reads").into());
-    }
+    no_errors(gpu, &errors, "stale neighbour reads")?;
     Ok((ms, iters as f64))
 }
 
@@ -158,10 +152,7 @@ fn grid_barrier(gpu: &Device, m: &Module, kname: &str, blocks: u32) -> Sample {
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&bar).arg(&slots).arg(&rounds).arg(&errors);
     let ms = timed_cooperative(gpu, b, cfg)?;
-    let e = gpu.download(&errors)?[0];
-    if e != 0 {
-        return Err(format!("wrong result: {e} stale neighbour reads").into());
-    }
+    no_errors(gpu, &errors, "stale neighbour reads")?;
     Ok((ms, rounds as f64))
 }
 
@@ -254,6 +245,15 @@ fn hash_table(gpu: &Device, m: &Module, shape: &str) -> Sample {
         }
     }
     Ok((ms, total as f64))
+}
+
+/// The kernel's error count (`errors[0]`), which must be 0: else `wrong result: N {what}`.
+fn no_errors(gpu: &Device, errors: &CudaSlice<u32>, what: &str) -> Result<()> {
+    let e = gpu.download(errors)?[0];
+    if e != 0 {
+        return Err(format!("wrong result: {e} {what}").into());
+    }
+    Ok(())
 }
 
 /// Launches with events recorded around the kernel; returns milliseconds.
