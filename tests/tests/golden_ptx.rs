@@ -11,6 +11,7 @@ mod cases {
 }
 
 use cases::{cases, needs_sm90, Kind};
+use ptx_sync_testkit::ptx::entry_lines;
 use std::collections::BTreeMap;
 
 fn bits(ty: &str) -> &'static str {
@@ -571,55 +572,13 @@ fn normalize(kind: Kind, insns: &[String]) -> Vec<String> {
 /// The memory-ordering instructions of each kernel: every `ld`/`st`/`atom`/`red`/`fence`/
 /// `membar`/`bar`/`barrier` opcode, minus the kernel's own parameter and result traffic (`.param`, `.global`).
 fn kernels(ptx: &str) -> BTreeMap<String, Vec<String>> {
-    let mut out = BTreeMap::new();
-    let mut current: Option<(String, Vec<String>)> = None;
-    for line in ptx.lines() {
-        let line = line.trim();
-        if let Some(rest) = line.strip_prefix(".visible .entry ") {
-            let name = rest.split('(').next().unwrap().trim().to_string();
-            current = Some((name, Vec::new()));
-            continue;
-        }
-        if line == "}" {
-            if let Some((name, insns)) = current.take() {
-                out.insert(name, insns);
-            }
-            continue;
-        }
-        let Some((_, insns)) = current.as_mut() else {
-            continue;
-        };
-        // The crate's own `asm!` may put several statements, a `{ }` scope and a label on one
-        // line: look at each statement.
-        for stmt in line.split(';') {
-            let stmt = stmt
-                .trim()
-                .trim_start_matches('{')
-                .trim_end_matches('}')
-                .trim();
-            // A label ends at a single ':'; `::` belongs to an opcode (`.shared::cta`).
-            let stmt = match stmt.split_once(':') {
-                Some((label, rest))
-                    if !label.contains(char::is_whitespace) && !rest.starts_with(':') =>
-                {
-                    rest.trim()
-                }
-                _ => stmt,
-            };
-            statement(stmt, insns);
-        }
-    }
-    out
+    ptx_sync_testkit::ptx::kernels(ptx, statement)
 }
 
 /// Records one PTX statement's memory-ordering opcode (and special registers it reads).
 fn statement(line: &str, insns: &mut Vec<String>) {
     {
-        let opcode = line
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .trim_end_matches(';');
+        let opcode = ptx_sync_testkit::ptx::opcode(line);
         let memory = [
             "ld.",
             "st.",
@@ -881,21 +840,6 @@ fn convergence_regression_kernel_has_only_non_aligned_barriers() {
         barriers.iter().all(|b| *b == "barrier.sync"),
         "aligned barrier in convergence_regression: {barriers:?}"
     );
-}
-
-/// The lines of `entry`'s body in `ptx`, comments and blank lines dropped, labels kept.
-fn entry_lines<'a>(ptx: &'a str, entry: &str) -> Vec<&'a str> {
-    let head = format!(".entry {entry}(");
-    let start = ptx
-        .find(&head)
-        .unwrap_or_else(|| panic!("no kernel {entry}"));
-    let body = &ptx[start..];
-    let end = body.find("\n}\n").expect("unterminated kernel");
-    body[..end]
-        .lines()
-        .map(|l| l.split("//").next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty())
-        .collect()
 }
 
 #[test]
