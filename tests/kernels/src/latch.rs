@@ -1,15 +1,10 @@
 //! Kernels of the latch tests (tests/src/cases/latch.rs).
 
+use crate::round_tag as tag;
 use ptx_sync::{block, Atomic, Gpu, Latch, Ordering::*};
 
 /// u32 words between two rounds' latches (one 128-byte line each).
 pub const LATCH_STRIDE: usize = 32;
-
-/// What thread `idx` of the grid writes in round `r`.
-#[inline(always)]
-fn tag(r: u32, idx: u32) -> u32 {
-    r.wrapping_mul(0x9e37_79b9) ^ idx
-}
 
 /// Fan-in through a fresh latch per round (needs every block resident: a cooperative launch).
 /// The host prepares `latches[r * LATCH_STRIDE]` = `blocks` for even rounds (thread 0 of each

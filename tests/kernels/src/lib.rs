@@ -56,6 +56,50 @@ pub(crate) fn rmw_order(code: u32) -> ptx_sync::Ordering {
     }
 }
 
+/// What thread (or payload word) `i` writes in round `r` of the latch and message tests:
+/// different in every round, no pattern in `i`.
+#[inline(always)]
+pub(crate) fn round_tag(r: u32, i: u32) -> u32 {
+    r.wrapping_mul(0x9e37_79b9) ^ i
+}
+
+/// The lock tests' holder probe, over `stats` (u32 words): `[0]` holders now, `[32]` most
+/// holders ever seen, `[64]` critical sections run.
+pub(crate) struct Probe<'a> {
+    pub(crate) holders: &'a ptx_sync::Atomic<u32, ptx_sync::Gpu>,
+    most: &'a ptx_sync::Atomic<u32, ptx_sync::Gpu>,
+    passes: &'a ptx_sync::Atomic<u32, ptx_sync::Gpu>,
+}
+
+impl Probe<'_> {
+    /// The probe over `stats` (`[0..65]`, device memory).
+    #[inline(always)]
+    pub(crate) unsafe fn new(stats: *mut u32) -> Self {
+        use ptx_sync::{Atomic, Gpu};
+        Probe {
+            holders: Atomic::<u32, Gpu>::from_ptr(stats),
+            most: Atomic::<u32, Gpu>::from_ptr(stats.add(32)),
+            passes: Atomic::<u32, Gpu>::from_ptr(stats.add(64)),
+        }
+    }
+
+    /// A holder enters: one more holder now, and the most seen.
+    #[inline(always)]
+    pub(crate) fn enter(&self) {
+        use ptx_sync::Ordering::Relaxed;
+        self.most
+            .fetch_max(self.holders.fetch_add(1, Relaxed) + 1, Relaxed);
+    }
+
+    /// A holder leaves: one more section run, one holder fewer.
+    #[inline(always)]
+    pub(crate) fn leave(&self) {
+        use ptx_sync::Ordering::Relaxed;
+        self.passes.fetch_add(1, Relaxed);
+        self.holders.fetch_sub(1, Relaxed);
+    }
+}
+
 /// Independent arithmetic between a split arrive and wait (the barrier tests' "work").
 #[inline(always)]
 pub(crate) fn work(acc: u32) -> u32 {

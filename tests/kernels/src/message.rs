@@ -2,6 +2,7 @@
 //! thread and the GPU (`Sys` scope on mapped pinned host memory). Every round's payload is
 //! checked; every wait is bounded so a lost message shows as an error count, not a hang.
 
+use crate::round_tag as expected;
 use core::arch::nvptx::_block_idx_x;
 use ptx_sync::{fence, Atomic, Gpu, Ordering::*, Scope, Sys};
 
@@ -47,11 +48,6 @@ fn await_value<S: Scope>(flag: &Atomic<u32, S>, value: u32, mode: u32) -> bool {
             return false;
         }
     }
-}
-
-#[inline(always)]
-fn expected(round: u32, i: u32) -> u32 {
-    round.wrapping_mul(0x9e37_79b9) ^ i
 }
 
 /// Blocks 2p (producer) and 2p+1 (consumer) pass `rounds` messages of `len` words through

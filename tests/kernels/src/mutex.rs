@@ -1,6 +1,7 @@
 //! Kernels of the mutex tests (tests/src/cases/mutex.rs).
 
-use ptx_sync::{Atomic, Gpu, Mutex, Ordering::*};
+use crate::Probe;
+use ptx_sync::{Gpu, Mutex};
 
 /// Every thread takes the lock `iters` times and, inside, bumps two counters and the holder
 /// probe. `stats`: [0] holders now, [32] most holders ever seen, [64] critical sections run.
@@ -11,17 +12,14 @@ pub unsafe extern "ptx-kernel" fn mutex_stress(
     iters: u32,
 ) {
     let m = Mutex::from_ptr(m);
-    let holders = Atomic::<u32, Gpu>::from_ptr(stats);
-    let most = Atomic::<u32, Gpu>::from_ptr(stats.add(32));
-    let passes = Atomic::<u32, Gpu>::from_ptr(stats.add(64));
+    let probe = Probe::new(stats);
     for _ in 0..iters {
         let mut g = m.lock();
-        most.fetch_max(holders.fetch_add(1, Relaxed) + 1, Relaxed);
+        probe.enter();
         // Plain (non-atomic) read-modify-writes: only mutual exclusion keeps them exact.
         g[0] += 1;
         g[1] += 3;
-        passes.fetch_add(1, Relaxed);
-        holders.fetch_sub(1, Relaxed);
+        probe.leave();
     }
 }
 

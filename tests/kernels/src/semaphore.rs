@@ -1,7 +1,8 @@
 //! Kernels of the semaphore tests (tests/src/cases/semaphore.rs).
 
+use crate::Probe;
 use core::time::Duration;
-use ptx_sync::{wait::sleep_ns, Atomic, Gpu, Ordering::*, Semaphore};
+use ptx_sync::{wait::sleep_ns, Gpu, Ordering::*, Semaphore};
 
 /// Every thread acquires a unit `iters` times and, holding it, probes how many hold one now
 /// (and stays a little, so that holders overlap). `count` starts at `MAX` (the host sets it).
@@ -14,18 +15,17 @@ use ptx_sync::{wait::sleep_ns, Atomic, Gpu, Ordering::*, Semaphore};
 #[inline(always)]
 unsafe fn stress<const MAX: u32>(count: *mut u32, stats: *mut u32, iters: u32) {
     let sem = Semaphore::<Gpu, MAX>::from_ptr(count);
-    let holders = Atomic::<u32, Gpu>::from_ptr(stats);
-    let most = Atomic::<u32, Gpu>::from_ptr(stats.add(32));
-    let passes = Atomic::<u32, Gpu>::from_ptr(stats.add(64));
+    let probe = Probe::new(stats);
     for round in 0..iters {
         sem.acquire();
-        most.fetch_max(holders.fetch_add(1, Relaxed) + 1, Relaxed);
+        probe.enter();
         if round == 0 {
-            let _ = holders.wait_until_for(Duration::from_millis(2), Relaxed, |h| h >= MAX);
+            let _ = probe
+                .holders
+                .wait_until_for(Duration::from_millis(2), Relaxed, |h| h >= MAX);
         }
         sleep_ns(200);
-        passes.fetch_add(1, Relaxed);
-        holders.fetch_sub(1, Relaxed);
+        probe.leave();
         sem.release(1);
     }
 }

@@ -1,6 +1,7 @@
 //! Kernels of the ticket lock tests (tests/src/cases/ticket.rs).
 
-use ptx_sync::{Atomic, Gpu, Ordering::*, TicketLock};
+use crate::Probe;
+use ptx_sync::{Gpu, TicketLock};
 
 /// Every thread takes the lock `iters` times. Inside, the holder writes its ticket into
 /// `log[count]` and bumps `count` (the lock's data, a plain `u32`), and the holder probe.
@@ -14,17 +15,14 @@ pub unsafe extern "ptx-kernel" fn ticket_fifo(
     iters: u32,
 ) {
     let lock = TicketLock::from_ptr(lock);
-    let holders = Atomic::<u32, Gpu>::from_ptr(stats);
-    let most = Atomic::<u32, Gpu>::from_ptr(stats.add(32));
-    let passes = Atomic::<u32, Gpu>::from_ptr(stats.add(64));
+    let probe = Probe::new(stats);
     for _ in 0..iters {
         let mut g = lock.lock();
-        most.fetch_max(holders.fetch_add(1, Relaxed) + 1, Relaxed);
+        probe.enter();
         // Plain (non-atomic) accesses: only mutual exclusion in ticket order keeps them exact.
         let i = *g;
         *log.add(i as usize) = g.ticket();
         *g = i + 1;
-        passes.fetch_add(1, Relaxed);
-        holders.fetch_sub(1, Relaxed);
+        probe.leave();
     }
 }
