@@ -50,6 +50,8 @@ macro_rules! special_register {
         }
     };
 }
+// `cluster.rs` (sm_90) reads its registers through it too.
+#[cfg(target_feature = "sm_90")]
 pub(crate) use special_register;
 
 special_register!(

@@ -41,6 +41,7 @@ macro_rules! cfg_warp_emulation {
 }
 
 /// Items for the host when the warp emulation is off (a warp of one).
+#[cfg(not(target_arch = "nvptx64"))]
 macro_rules! cfg_not_warp_emulation {
     ($($item:item)*) => {
         $( #[cfg(all(not(target_arch = "nvptx64"), any(not(feature = "warp-emulation"), loom)))] $item )*
