@@ -6,7 +6,7 @@
 
 use ptx_sync_litmus::oracle::Variant;
 use ptx_sync_litmus::plan::kernel_name;
-use ptx_sync_litmus::tests::{Insn, Shape, SHAPES};
+use ptx_sync_litmus::shapes::{Insn, Shape, SHAPES};
 use ptx_sync_testkit::ptx;
 use xtask::{build_ptx, workspace_root, Arch};
 
