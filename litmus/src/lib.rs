@@ -26,8 +26,3 @@ pub mod report;
 pub mod sc;
 pub mod shapes;
 pub mod tuning;
-
-/// The shape table's old name, until `tests/kernels_ptx.rs` (being moved to the shared PTX
-/// parser) imports [`shapes`]; then delete this.
-#[doc(hidden)]
-pub use shapes as tests;
