@@ -7,6 +7,7 @@
 //! 0 (false) or 1 (true), and the boolean operations are the 32-bit bitwise ones, which keep it
 //! 0 or 1.
 
+use super::update::update_api;
 use super::Atomic;
 use crate::scope::Scope;
 use core::sync::atomic::Ordering;
@@ -139,19 +140,7 @@ impl<S: Scope> AtomicBool<S> {
         }
     }
 
-    /// Same as [`compare_exchange`](Self::compare_exchange) (PTX `atom.cas` never fails
-    /// spuriously).
-    #[inline(always)]
-    #[track_caller]
-    pub fn compare_exchange_weak(
-        &self,
-        current: bool,
-        new: bool,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<bool, bool> {
-        self.compare_exchange(current, new, success, failure)
-    }
+    update_api!(bool, update_example = "```\nuse ptx_sync::{AtomicBool, Gpu, Ordering::*};\nlet b = AtomicBool::<Gpu>::new(false);\nassert!(!b.update(AcqRel, Acquire, |x| !x));\nassert!(b.load(Relaxed));\n```");
 
     /// Applies `f` in a compare-exchange loop until it succeeds or `f` returns `None`, like
     /// core's `fetch_update`. `fetch_order` cannot be Release or AcqRel.
@@ -174,42 +163,6 @@ impl<S: Scope> AtomicBool<S> {
         {
             Ok(v) => Ok(v != 0),
             Err(v) => Err(v != 0),
-        }
-    }
-
-    /// `core`'s `try_update`: the same as [`fetch_update`](Self::fetch_update) (same PTX).
-    #[inline(always)]
-    #[track_caller]
-    pub fn try_update(
-        &self,
-        set_order: Ordering,
-        fetch_order: Ordering,
-        f: impl FnMut(bool) -> Option<bool>,
-    ) -> Result<bool, bool> {
-        self.fetch_update(set_order, fetch_order, f)
-    }
-
-    /// `core`'s `update`: applies `f` in a compare-exchange loop until the update succeeds;
-    /// returns the previous value. `fetch_order` cannot be Release or AcqRel.
-    ///
-    /// PTX: `ld.<fetch_order>.<scope>.b32`, then `atom.<sem>.<scope>.cas.b32` per attempt.
-    ///
-    /// ```
-    /// use ptx_sync::{AtomicBool, Gpu, Ordering::*};
-    /// let b = AtomicBool::<Gpu>::new(false);
-    /// assert!(!b.update(AcqRel, Acquire, |x| !x));
-    /// assert!(b.load(Relaxed));
-    /// ```
-    #[inline(always)]
-    #[track_caller]
-    pub fn update(
-        &self,
-        set_order: Ordering,
-        fetch_order: Ordering,
-        mut f: impl FnMut(bool) -> bool,
-    ) -> bool {
-        match self.fetch_update(set_order, fetch_order, |x| Some(f(x))) {
-            Ok(v) | Err(v) => v,
         }
     }
 

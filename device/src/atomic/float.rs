@@ -9,6 +9,7 @@
 use super::ptx::{ptx_atom, ptx_red, with_rmw_sem, with_store_sem};
 #[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
+use super::update::update_api;
 use super::Atomic;
 use crate::backend::on_target;
 use crate::float16::MinMaxNum;
@@ -60,17 +61,7 @@ macro_rules! float_atomic {
                     .map_err($t::from_bits)
             }
 
-            /// Same as [`compare_exchange`](Self::compare_exchange): PTX `atom.cas` never fails
-            /// spuriously (it compares and swaps in one step at the memory, with no reservation
-            /// that another access could break, unlike LL/SC machines), so the weak form costs
-            /// nothing extra. Provided so code written for `core` atomics ports unchanged.
-            #[inline(always)]
-            #[track_caller]
-            pub fn compare_exchange_weak(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
-                -> Result<$t, $t>
-            {
-                self.compare_exchange(current, new, success, failure)
-            }
+            update_api!($t, update_example = concat!("```\nuse ptx_sync::{Atomic, Cta};\nuse core::sync::atomic::Ordering::*;\n", "let a = Atomic::<", stringify!($t), ", Cta>::new(1.5);\n", "assert_eq!(a.update(Release, Relaxed, |x| x * x), 1.5);\n", "assert_eq!(a.load(Relaxed), 2.25);\n```"));
 
             #[doc = concat!("Applies `f` until the update succeeds or `f` returns `None`, like `core`'s ",
                 "`fetch_update`: `Ok(previous)` or `Err(current)`. The exchange compares bits (so a NaN ",
@@ -93,30 +84,6 @@ macro_rules! float_atomic {
                     .fetch_update(set_order, fetch_order, |b| f($t::from_bits(b)).map($t::to_bits))
                     .map($t::from_bits)
                     .map_err($t::from_bits)
-            }
-
-            /// `core`'s `try_update`: the same as [`fetch_update`](Self::fetch_update) (same
-            /// PTX).
-            #[inline(always)]
-            #[track_caller]
-            pub fn try_update(&self, set_order: Ordering, fetch_order: Ordering, f: impl FnMut($t) -> Option<$t>)
-                -> Result<$t, $t>
-            {
-                self.fetch_update(set_order, fetch_order, f)
-            }
-
-            #[doc = concat!("`core`'s `update`: applies `f` until the update succeeds; returns the previous value. ",
-                "Orders and PTX as [`fetch_update`](Self::fetch_update).\n\n",
-                "```\nuse ptx_sync::{Atomic, Cta};\nuse core::sync::atomic::Ordering::*;\n",
-                "let a = Atomic::<", stringify!($t), ", Cta>::new(1.5);\n",
-                "assert_eq!(a.update(Release, Relaxed, |x| x * x), 1.5);\n",
-                "assert_eq!(a.load(Relaxed), 2.25);\n```")]
-            #[inline(always)]
-            #[track_caller]
-            pub fn update(&self, set_order: Ordering, fetch_order: Ordering, mut f: impl FnMut($t) -> $t) -> $t {
-                match self.fetch_update(set_order, fetch_order, |x| Some(f(x))) {
-                    Ok(v) | Err(v) => v,
-                }
             }
 
             #[doc = concat!("Stores the minimum of the value and `val` and returns the previous value. Every order.\n\n",

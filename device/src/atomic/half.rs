@@ -44,6 +44,7 @@
 use super::ptx::{ptx_atom, ptx_red, with_rmw_sem, with_store_sem};
 #[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
+use super::update::update_api;
 use super::Atomic;
 use crate::backend::on_target;
 use crate::float16::{Bf16, Bf16x2, F16x2, MinMaxNum, F16};
@@ -147,15 +148,7 @@ macro_rules! half_atomic {
                     .map_err($t::from_bits)
             }
 
-            /// Same as [`compare_exchange`](Self::compare_exchange): PTX `atom.cas` never fails
-            /// spuriously. Provided so code written for `core` atomics ports unchanged.
-            #[inline(always)]
-            #[track_caller]
-            pub fn compare_exchange_weak(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
-                -> Result<$t, $t>
-            {
-                self.compare_exchange(current, new, success, failure)
-            }
+            update_api!($t);
 
             /// Applies `f` until the update succeeds or `f` returns `None`, like `core`'s
             /// `fetch_update` (the values are compared as bits). `fetch_order` cannot be
@@ -174,26 +167,6 @@ macro_rules! half_atomic {
                     .fetch_update(set_order, fetch_order, |b| f($t::from_bits(b)).map($t::to_bits))
                     .map($t::from_bits)
                     .map_err($t::from_bits)
-            }
-
-            /// `core`'s `try_update`: the same as [`fetch_update`](Self::fetch_update) (same
-            /// PTX).
-            #[inline(always)]
-            #[track_caller]
-            pub fn try_update(&self, set_order: Ordering, fetch_order: Ordering, f: impl FnMut($t) -> Option<$t>)
-                -> Result<$t, $t>
-            {
-                self.fetch_update(set_order, fetch_order, f)
-            }
-
-            /// `core`'s `update`: applies `f` until the update succeeds; returns the previous
-            /// value. Orders and PTX as [`fetch_update`](Self::fetch_update).
-            #[inline(always)]
-            #[track_caller]
-            pub fn update(&self, set_order: Ordering, fetch_order: Ordering, mut f: impl FnMut($t) -> $t) -> $t {
-                match self.fetch_update(set_order, fetch_order, |x| Some(f(x))) {
-                    Ok(v) | Err(v) => v,
-                }
             }
 
             #[doc = concat!("Stores the minimum of the value and `val` (IEEE `minimumNumber`, PTX's `min`: ",

@@ -7,6 +7,7 @@ use super::ptx::{
 };
 #[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
+use super::update::update_api;
 use super::Atomic;
 use crate::backend::on_target;
 use crate::order;
@@ -72,16 +73,7 @@ macro_rules! int_atomic {
                 if prev == current { Ok(prev) } else { Err(prev) }
             }
 
-            /// Same as [`compare_exchange`](Self::compare_exchange): PTX `atom.cas` never fails
-            /// spuriously, so the weak form costs nothing extra. Provided so code written for
-            /// `core` atomics ports unchanged.
-            #[inline(always)]
-            #[track_caller]
-            pub fn compare_exchange_weak(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
-                -> Result<$t, $t>
-            {
-                self.compare_exchange(current, new, success, failure)
-            }
+            update_api!($t, update_example = concat!("```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::*;\n", "let a = Atomic::<", stringify!($t), ", Gpu>::new(6);\n", "assert_eq!(a.update(Release, Relaxed, |x| x * 7), 6);\n", "assert_eq!(a.load(Relaxed), 42);\n```"));
 
             /// Applies `f` in a compare-exchange loop until it succeeds or `f` returns `None`,
             /// like `core`'s `fetch_update`. `fetch_order` (the loads and failed exchanges)
@@ -101,36 +93,6 @@ macro_rules! int_atomic {
                     }
                 }
                 Err(prev)
-            }
-
-            #[doc = concat!("`core`'s `try_update`: the same as [`fetch_update`](Self::fetch_update) (same PTX: ",
-                "`ld.<fetch>.<scope>.", $b, "`, then `atom.<sem>.<scope>.cas.", $b, "` per attempt).\n\n",
-                "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::*;\n",
-                "let a = Atomic::<", stringify!($t), ", Gpu>::new(7);\n",
-                "assert_eq!(a.try_update(AcqRel, Acquire, |x| (x == 7).then_some(0)), Ok(7));\n",
-                "assert_eq!(a.try_update(AcqRel, Acquire, |x| (x == 7).then_some(0)), Err(0));\n```")]
-            #[inline(always)]
-            #[track_caller]
-            pub fn try_update(&self, set_order: Ordering, fetch_order: Ordering, f: impl FnMut($t) -> Option<$t>)
-                -> Result<$t, $t>
-            {
-                self.fetch_update(set_order, fetch_order, f)
-            }
-
-            #[doc = concat!("`core`'s `update`: applies `f` in a compare-exchange loop until the update succeeds; ",
-                "returns the previous value. `fetch_order` cannot be Release or AcqRel.\n\n",
-                "PTX: `ld.<fetch>.<scope>.", $b, "`, then `atom.<sem>.<scope>.cas.", $b, "` per attempt ",
-                "(`sem` merges both orders).\n\n",
-                "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::*;\n",
-                "let a = Atomic::<", stringify!($t), ", Gpu>::new(6);\n",
-                "assert_eq!(a.update(Release, Relaxed, |x| x * 7), 6);\n",
-                "assert_eq!(a.load(Relaxed), 42);\n```")]
-            #[inline(always)]
-            #[track_caller]
-            pub fn update(&self, set_order: Ordering, fetch_order: Ordering, mut f: impl FnMut($t) -> $t) -> $t {
-                match self.fetch_update(set_order, fetch_order, |x| Some(f(x))) {
-                    Ok(v) | Err(v) => v,
-                }
             }
 
             #[doc = concat!("Adds `val` (wrapping) and returns the previous value. Every order.\n\n",

@@ -42,6 +42,7 @@ mod pointer;
 pub(crate) mod ptx;
 pub mod small;
 pub mod space;
+mod update;
 cfg_not_loom! {
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     pub mod vector;

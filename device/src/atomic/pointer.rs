@@ -5,6 +5,7 @@
 
 #[cfg(target_arch = "nvptx64")]
 use super::ptx::{ptx_atom, ptx_cas, ptx_ld, ptx_st, with_load_sem, with_rmw_sem, with_store_sem};
+use super::update::update_api;
 use crate::backend::on_target;
 use crate::loom::{cell, Cell};
 use crate::order;
@@ -157,19 +158,7 @@ impl<T, S: Scope> AtomicPtr<T, S> {
         }
     }
 
-    /// Same as [`compare_exchange`](Self::compare_exchange) (PTX `atom.cas` never fails
-    /// spuriously).
-    #[inline(always)]
-    #[track_caller]
-    pub fn compare_exchange_weak(
-        &self,
-        current: *mut T,
-        new: *mut T,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<*mut T, *mut T> {
-        self.compare_exchange(current, new, success, failure)
-    }
+    update_api!(*mut T, update_example = "```\nuse ptx_sync::{AtomicPtr, Gpu, Ordering::*};\nlet mut slots = [1u32, 2];\nlet p = AtomicPtr::<u32, Gpu>::new(slots.as_mut_ptr());\nlet old = p.update(AcqRel, Acquire, |q| q.wrapping_add(1));\nassert_eq!(old, slots.as_mut_ptr());\nassert_eq!(unsafe { *p.load(Relaxed) }, 2);\n```");
 
     /// Applies `f` in a compare-exchange loop until it succeeds or `f` returns `None`, like
     /// core's `fetch_update`. `fetch_order` (the loads and failed exchanges) cannot be Release
@@ -195,44 +184,6 @@ impl<T, S: Scope> AtomicPtr<T, S> {
             }
         }
         Err(prev)
-    }
-
-    /// `core`'s `try_update`: the same as [`fetch_update`](Self::fetch_update) (same PTX).
-    #[inline(always)]
-    #[track_caller]
-    pub fn try_update(
-        &self,
-        set_order: Ordering,
-        fetch_order: Ordering,
-        f: impl FnMut(*mut T) -> Option<*mut T>,
-    ) -> Result<*mut T, *mut T> {
-        self.fetch_update(set_order, fetch_order, f)
-    }
-
-    /// `core`'s `update`: applies `f` in a compare-exchange loop until the update succeeds;
-    /// returns the previous pointer. `fetch_order` cannot be Release or AcqRel.
-    ///
-    /// PTX: `ld.<fetch_order>.<scope>.b64`, then `atom.<sem>.<scope>.cas.b64` per attempt.
-    ///
-    /// ```
-    /// use ptx_sync::{AtomicPtr, Gpu, Ordering::*};
-    /// let mut slots = [1u32, 2];
-    /// let p = AtomicPtr::<u32, Gpu>::new(slots.as_mut_ptr());
-    /// let old = p.update(AcqRel, Acquire, |q| q.wrapping_add(1));
-    /// assert_eq!(old, slots.as_mut_ptr());
-    /// assert_eq!(unsafe { *p.load(Relaxed) }, 2);
-    /// ```
-    #[inline(always)]
-    #[track_caller]
-    pub fn update(
-        &self,
-        set_order: Ordering,
-        fetch_order: Ordering,
-        mut f: impl FnMut(*mut T) -> *mut T,
-    ) -> *mut T {
-        match self.fetch_update(set_order, fetch_order, |x| Some(f(x))) {
-            Ok(v) | Err(v) => v,
-        }
     }
 }
 

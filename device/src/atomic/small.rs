@@ -54,6 +54,7 @@
 
 #[cfg(target_arch = "nvptx64")]
 use super::ptx::{ptx_cas, ptx_ld, ptx_st, with_load_sem, with_rmw_sem, with_store_sem};
+use super::update::update_api;
 use super::Atomic;
 use crate::backend::on_target;
 use crate::order;
@@ -225,17 +226,7 @@ macro_rules! small_atomic {
 
             small_atomic!(@cas $cas, $t, $u, $b, $e0, $e1, $e2);
 
-            /// Same as [`compare_exchange`](Self::compare_exchange): neither `atom.cas` nor the
-            /// word loop fails spuriously (the loop retries only when a neighbouring byte
-            /// changed, and then the value still equals `current`). Provided so code written
-            /// for `core` atomics ports unchanged.
-            #[inline(always)]
-            #[track_caller]
-            pub fn compare_exchange_weak(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
-                -> Result<$t, $t>
-            {
-                self.compare_exchange(current, new, success, failure)
-            }
+            update_api!($t, update_example = concat!("```\nuse ptx_sync::{Atomic, Cta, Ordering::*};\n", "let a = Atomic::<", stringify!($t), ", Cta>::new(", $e1, ");\n", "assert_eq!(a.update(Release, Relaxed, |x| x / 2), ", $e1, ");\n", "assert_eq!(a.load(Relaxed), ", $e1, " / 2);\n```"));
 
             #[doc = concat!("Applies `f` until the update succeeds or `f` returns `None`, like `core`'s ",
                 "`fetch_update`: `Ok(previous)` or `Err(current)`. `fetch_order` (the first read and the ",
@@ -275,30 +266,6 @@ macro_rules! small_atomic {
                             }
                         }
                     })
-            }
-
-            /// `core`'s `try_update`: the same as [`fetch_update`](Self::fetch_update) (same
-            /// PTX).
-            #[inline(always)]
-            #[track_caller]
-            pub fn try_update(&self, set_order: Ordering, fetch_order: Ordering, f: impl FnMut($t) -> Option<$t>)
-                -> Result<$t, $t>
-            {
-                self.fetch_update(set_order, fetch_order, f)
-            }
-
-            #[doc = concat!("`core`'s `update`: applies `f` until the update succeeds; returns the previous value. ",
-                "Orders as [`fetch_update`](Self::fetch_update), and the same PTX.\n\n",
-                "```\nuse ptx_sync::{Atomic, Cta, Ordering::*};\n",
-                "let a = Atomic::<", stringify!($t), ", Cta>::new(", $e1, ");\n",
-                "assert_eq!(a.update(Release, Relaxed, |x| x / 2), ", $e1, ");\n",
-                "assert_eq!(a.load(Relaxed), ", $e1, " / 2);\n```")]
-            #[inline(always)]
-            #[track_caller]
-            pub fn update(&self, set_order: Ordering, fetch_order: Ordering, mut f: impl FnMut($t) -> $t) -> $t {
-                match self.fetch_update(set_order, fetch_order, |x| Some(f(x))) {
-                    Ok(v) | Err(v) => v,
-                }
             }
 
             small_atomic!(@rmw $t, fetch_add, |old, val| old.wrapping_add(val), "Adds `val` (wrapping)", "add", ($e1, $e2));

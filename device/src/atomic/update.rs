@@ -1,0 +1,56 @@
+//! `compare_exchange_weak`, `try_update` and `update`: `core`'s names for operations every
+//! atomic type already has, stamped once for all of them over the type's own
+//! `compare_exchange` and `fetch_update` (same PTX as those).
+
+/// The three methods for an atomic holding `$t`; `update_example` is a doc example for `update`.
+macro_rules! update_api {
+    ($t:ty $(, update_example = $ex:expr)?) => {
+        /// Same as [`compare_exchange`](Self::compare_exchange): PTX `atom.cas` never fails
+        /// spuriously (it compares and swaps in one step at the memory, with no reservation
+        /// that another access could break, unlike LL/SC machines), and the 8/16-bit word
+        /// loops retry only when a neighbouring byte changed, so the weak form costs nothing
+        /// extra. Provided so code written for `core` atomics ports unchanged.
+        #[inline(always)]
+        #[track_caller]
+        pub fn compare_exchange_weak(
+            &self,
+            current: $t,
+            new: $t,
+            success: Ordering,
+            failure: Ordering,
+        ) -> Result<$t, $t> {
+            self.compare_exchange(current, new, success, failure)
+        }
+
+        /// `core`'s `try_update`: the same as [`fetch_update`](Self::fetch_update) (same PTX).
+        #[inline(always)]
+        #[track_caller]
+        pub fn try_update(
+            &self,
+            set_order: Ordering,
+            fetch_order: Ordering,
+            f: impl FnMut($t) -> Option<$t>,
+        ) -> Result<$t, $t> {
+            self.fetch_update(set_order, fetch_order, f)
+        }
+
+        /// `core`'s `update`: applies `f` in a compare-exchange loop until the update
+        /// succeeds; returns the previous value. Orders and PTX as
+        /// [`fetch_update`](Self::fetch_update) (`fetch_order` cannot be Release or AcqRel).
+        ///
+        $(#[doc = $ex])?
+        #[inline(always)]
+        #[track_caller]
+        pub fn update(
+            &self,
+            set_order: Ordering,
+            fetch_order: Ordering,
+            mut f: impl FnMut($t) -> $t,
+        ) -> $t {
+            match self.fetch_update(set_order, fetch_order, |x| Some(f(x))) {
+                Ok(v) | Err(v) => v,
+            }
+        }
+    };
+}
+pub(crate) use update_api;
