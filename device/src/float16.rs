@@ -334,6 +334,12 @@ pub(crate) trait MinMaxNum: Copy {
     fn max_num(self, other: Self) -> Self;
 }
 
+/// Whether `self` is the minimum of two numbers that are not NaN (`-0.0` below `+0.0`; when
+/// both are equal, `self` unless `other` is `-0.0`), so `max_num` is the other one.
+trait MinOf: Copy {
+    fn is_min_of(self, other: Self) -> bool;
+}
+
 macro_rules! min_max_num {
     ($($t:ty => $nan:expr;)*) => {$(
         impl MinMaxNum for $t {
@@ -343,11 +349,8 @@ macro_rules! min_max_num {
                     (true, true) => $nan,
                     (true, false) => other,
                     (false, true) => self,
-                    _ if self < other => self,
-                    _ if other < self => other,
-                    // Equal: the same bits, or zeros of either sign (then -0.0 is the minimum).
-                    _ if other.is_sign_negative() => other,
-                    _ => self,
+                    _ if self.is_min_of(other) => self,
+                    _ => other,
                 }
             }
 
@@ -357,12 +360,17 @@ macro_rules! min_max_num {
                     (true, true) => $nan,
                     (true, false) => other,
                     (false, true) => self,
-                    _ if other < self => self,
-                    _ if self < other => other,
-                    // Equal: the same bits, or zeros of either sign (then +0.0 is the maximum).
-                    _ if other.is_sign_negative() => self,
-                    _ => other,
+                    _ if self.is_min_of(other) => other,
+                    _ => self,
                 }
+            }
+        }
+
+        impl MinOf for $t {
+            #[inline(always)]
+            fn is_min_of(self, other: Self) -> bool {
+                // Equal: the same bits, or zeros of either sign (then -0.0 is the minimum).
+                self < other || (self <= other && !other.is_sign_negative())
             }
         }
     )*};

@@ -9,7 +9,7 @@
 use super::ptx::{ptx_atom, ptx_red, with_rmw_sem, with_store_sem};
 #[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
-use super::update::update_api;
+use super::update::{bits_fetch_update, update_api};
 use super::Atomic;
 use crate::backend::on_target;
 use crate::float16::MinMaxNum;
@@ -63,7 +63,7 @@ macro_rules! float_atomic {
 
             update_api!($t, update_example = concat!("```\nuse ptx_sync::{Atomic, Cta};\nuse core::sync::atomic::Ordering::*;\n", "let a = Atomic::<", stringify!($t), ", Cta>::new(1.5);\n", "assert_eq!(a.update(Release, Relaxed, |x| x * x), 1.5);\n", "assert_eq!(a.load(Relaxed), 2.25);\n```"));
 
-            #[doc = concat!("Applies `f` until the update succeeds or `f` returns `None`, like `core`'s ",
+            bits_fetch_update!($t, concat!("Applies `f` until the update succeeds or `f` returns `None`, like `core`'s ",
                 "`fetch_update`: `Ok(previous)` or `Err(current)`. The exchange compares bits (so a NaN ",
                 "that `f` leaves alone is stored back as it was). `fetch_order` (the first load and the ",
                 "failed attempts) cannot be Release or AcqRel.\n\n",
@@ -72,19 +72,7 @@ macro_rules! float_atomic {
                 "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::*;\n",
                 "let a = Atomic::<", stringify!($t), ", Gpu>::new(3.0);\n",
                 "assert_eq!(a.fetch_update(AcqRel, Acquire, |x| (x < 4.0).then_some(x * 2.0)), Ok(3.0));\n",
-                "assert_eq!(a.fetch_update(AcqRel, Acquire, |x| (x < 4.0).then_some(x * 2.0)), Err(6.0));\n```")]
-            #[inline(always)]
-            #[track_caller]
-            pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F)
-                -> Result<$t, $t>
-            where
-                F: FnMut($t) -> Option<$t>,
-            {
-                self.bits()
-                    .fetch_update(set_order, fetch_order, |b| f($t::from_bits(b)).map($t::to_bits))
-                    .map($t::from_bits)
-                    .map_err($t::from_bits)
-            }
+                "assert_eq!(a.fetch_update(AcqRel, Acquire, |x| (x < 4.0).then_some(x * 2.0)), Err(6.0));\n```"));
 
             #[doc = concat!("Stores the minimum of the value and `val` and returns the previous value. Every order.\n\n",
                 "The minimum is PTX's `min` (IEEE 754-2019 `minimumNumber`): a NaN operand is ignored (the ",
@@ -123,44 +111,11 @@ macro_rules! float_atomic {
                 self.update(order, Ordering::Relaxed, |x| x.max_num(val))
             }
 
-            #[doc = concat!("Adds `val` (IEEE round-to-nearest) and returns the previous value. Every order.\n\n",
+            float_add_api!($t, $bits, $reg, "add", $add, add = |x, v| x + v, fetch_add_doc = concat!("Adds `val` (IEEE round-to-nearest) and returns the previous value. Every order.\n\n",
                 "PTX: `atom.<sem>.<scope>.add.", $add, "`.\n\n",
                 "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::Relaxed;\n",
                 "let a = Atomic::<", stringify!($t), ", Gpu>::new(1.5);\nassert_eq!(a.fetch_add(2.0, Relaxed), 1.5);\n",
-                "assert_eq!(a.load(Relaxed), 3.5);\n```")]
-            #[inline(always)]
-            pub fn fetch_add(&self, val: $t, order: Ordering) -> $t {
-                on_target!(sem = order::rmw(order);
-                    gpu: $t::from_bits(with_rmw_sem!(S, sem;
-                        ptx_atom!("add", $add, $reg, $bits, self.as_ptr(), val.to_bits()))),
-                    host: self.host_update(order, |v| v + val))
-            }
-
-            #[doc = concat!("Subtracts `val`; returns the previous value. Every order.\n\n",
-                "PTX: `atom.<sem>.<scope>.add.", $add, "` of `-val`.")]
-            #[inline(always)]
-            pub fn fetch_sub(&self, val: $t, order: Ordering) -> $t {
-                self.fetch_add(-val, order)
-            }
-
-            #[doc = concat!("Adds `val` without returning anything. Orders: Relaxed, Release, SeqCst.\n\n",
-                "PTX: `red.<sem>.<scope>.add.", $add, "`.")]
-            #[inline(always)]
-            #[track_caller]
-            pub fn red_add(&self, val: $t, order: Ordering) {
-                on_target!(sem = order::store(order);
-                    gpu: with_store_sem!(S, sem; ptx_red!("add", $add, $reg, self.as_ptr(), val.to_bits())),
-                    host: { self.host_update(order, |v| v + val); })
-            }
-
-            /// Host backend: core has no float atomics, so a compare-exchange loop on the bits.
-            #[cfg(not(target_arch = "nvptx64"))]
-            #[inline(always)]
-            fn host_update(&self, order: Ordering, f: impl Fn($t) -> $t) -> $t {
-                let bits = self.bits();
-                let prev = bits.fetch_update(order, read_part(order), |b| Some(f($t::from_bits(b)).to_bits()));
-                $t::from_bits(prev.unwrap_or_else(|b| b))
-            }
+                "assert_eq!(a.load(Relaxed), 3.5);\n```"));
         }
     };
 }
@@ -181,3 +136,50 @@ float_atomic!(
     add = "f64",
     nan = "0x7fff_ffff_ffff_ffff"
 );
+
+/// `fetch_add`, `fetch_sub` and `red_add` of a float type `$t` over its bits `$bits`: PTX's
+/// `atom/red.<sem>.<scope>.$op.$add`, and on the host a compare-exchange loop on the bits
+/// that computes `add` (core has no float atomics).
+macro_rules! float_add_api {
+    ($t:ident, $bits:ident, $reg:ident, $op:literal, $add:literal, add = |$x:ident, $v:ident| $sum:expr,
+     fetch_add_doc = $doc:expr) => {
+        #[doc = $doc]
+        #[inline(always)]
+        pub fn fetch_add(&self, val: $t, order: Ordering) -> $t {
+            on_target!(sem = order::rmw(order);
+                gpu: $t::from_bits(with_rmw_sem!(S, sem;
+                    ptx_atom!($op, $add, $reg, $bits, self.as_ptr(), val.to_bits()))),
+                host: self.host_add(order, val))
+        }
+
+        #[doc = concat!("Subtracts `val` (adds `-val`: an exact sign flip, then the same rounding); ",
+            "returns the previous value. Every order.\n\n",
+            "PTX: `atom.<sem>.<scope>.", $op, ".", $add, "` of `-val`.")]
+        #[inline(always)]
+        pub fn fetch_sub(&self, val: $t, order: Ordering) -> $t {
+            self.fetch_add(-val, order)
+        }
+
+        #[doc = concat!("Adds `val` without returning anything. Orders: Relaxed, Release, SeqCst.\n\n",
+            "PTX: `red.<sem>.<scope>.", $op, ".", $add, "`; SeqCst is `fence.sc.<scope>` + `red.relaxed`.")]
+        #[inline(always)]
+        #[track_caller]
+        pub fn red_add(&self, val: $t, order: Ordering) {
+            on_target!(sem = order::store(order);
+                gpu: with_store_sem!(S, sem; ptx_red!($op, $add, $reg, self.as_ptr(), val.to_bits())),
+                host: { self.host_add(order, val); })
+        }
+
+        /// Host backend: core has no float atomics, so a compare-exchange loop on the bits.
+        #[cfg(not(target_arch = "nvptx64"))]
+        #[inline(always)]
+        fn host_add(&self, order: Ordering, $v: $t) -> $t {
+            let prev = self.bits().fetch_update(order, read_part(order), |b| {
+                let $x = $t::from_bits(b);
+                Some(($sum).to_bits())
+            });
+            $t::from_bits(prev.unwrap_or_else(|b| b))
+        }
+    };
+}
+pub(crate) use float_add_api;

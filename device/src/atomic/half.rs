@@ -40,11 +40,12 @@
 //! than twice the half types' precision plus two bits, so rounding the `f32` sum again to the
 //! half type gives the correctly rounded half sum, as the GPU's `.rn` add does).
 
+use super::float::float_add_api;
 #[cfg(target_arch = "nvptx64")]
 use super::ptx::{ptx_atom, ptx_red, with_rmw_sem, with_store_sem};
 #[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
-use super::update::update_api;
+use super::update::{bits_fetch_update, update_api};
 use super::Atomic;
 use crate::backend::on_target;
 use crate::float16::{Bf16, Bf16x2, F16x2, MinMaxNum, F16};
@@ -150,24 +151,7 @@ macro_rules! half_atomic {
 
             update_api!($t);
 
-            /// Applies `f` until the update succeeds or `f` returns `None`, like `core`'s
-            /// `fetch_update` (the values are compared as bits). `fetch_order` cannot be
-            /// Release or AcqRel.
-            ///
-            /// PTX: `ld.<fetch>.<scope>.b32` (of the containing word for the 16-bit types),
-            /// then `atom.<sem>.<scope>.cas.b32` per attempt.
-            #[inline(always)]
-            #[track_caller]
-            pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F)
-                -> Result<$t, $t>
-            where
-                F: FnMut($t) -> Option<$t>,
-            {
-                self.bits()
-                    .fetch_update(set_order, fetch_order, |b| f($t::from_bits(b)).map($t::to_bits))
-                    .map($t::from_bits)
-                    .map_err($t::from_bits)
-            }
+            bits_fetch_update!($t, "Applies `f` until the update succeeds or `f` returns `None`, like `core`'s\n`fetch_update` (the values are compared as bits). `fetch_order` cannot be\nRelease or AcqRel.\n\nPTX: `ld.<fetch>.<scope>.b32` (of the containing word for the 16-bit types),\nthen `atom.<sem>.<scope>.cas.b32` per attempt.");
 
             #[doc = concat!("Stores the minimum of the value and `val` (IEEE `minimumNumber`, PTX's `min`: ",
                 "a NaN operand is ignored, two NaNs give the canonical NaN, `-0.0 < +0.0`; pairs lane by ",
@@ -196,49 +180,13 @@ macro_rules! half_atomic {
 
         #[$gate]
         impl<S: Scope> Atomic<$t, S> {
-            #[doc = concat!("Adds `val` (round to nearest even, subnormals kept; pairs lane by lane) and ",
+            float_add_api!($t, $bits, $reg, "add.noftz", $add, add = |x, v| x.add_rn(v), fetch_add_doc = concat!("Adds `val` (round to nearest even, subnormals kept; pairs lane by lane) and ",
                 "returns the previous value. Every order.\n\n",
                 "PTX: `atom.<sem>.<scope>.add.noftz.", $add, "`.\n\n",
                 "```\nuse ptx_sync::{Atomic, Gpu, Ordering::Relaxed, ", stringify!($t), "};\n",
                 "let a = Atomic::<", stringify!($t), ", Gpu>::new(", stringify!($e0), ");\n",
                 "assert_eq!(a.fetch_add(", stringify!($e1), ", Relaxed).to_bits(), (", stringify!($e0), ").to_bits());\n",
-                "assert_eq!(a.load(Relaxed).to_bits(), (", stringify!($sum), ").to_bits());\n```")]
-            #[inline(always)]
-            pub fn fetch_add(&self, val: $t, order: Ordering) -> $t {
-                on_target!(sem = order::rmw(order);
-                    gpu: $t::from_bits(with_rmw_sem!(S, sem;
-                        ptx_atom!("add.noftz", $add, $reg, $bits, self.as_ptr(), val.to_bits()))),
-                    host: self.host_add(order, val))
-            }
-
-            #[doc = concat!("Subtracts `val` (adds `-val`: exact sign flip, then the same rounding); ",
-                "returns the previous value. Every order.\n\n",
-                "PTX: `atom.<sem>.<scope>.add.noftz.", $add, "` of `-val`.")]
-            #[inline(always)]
-            pub fn fetch_sub(&self, val: $t, order: Ordering) -> $t {
-                self.fetch_add(-val, order)
-            }
-
-            #[doc = concat!("Adds `val` without returning anything. Orders: Relaxed, Release, SeqCst.\n\n",
-                "PTX: `red.<sem>.<scope>.add.noftz.", $add, "`; SeqCst is `fence.sc.<scope>` + `red.relaxed`.")]
-            #[inline(always)]
-            #[track_caller]
-            pub fn red_add(&self, val: $t, order: Ordering) {
-                on_target!(sem = order::store(order);
-                    gpu: with_store_sem!(S, sem;
-                             ptx_red!("add.noftz", $add, $reg, self.as_ptr(), val.to_bits())),
-                         host: { self.host_add(order, val); })
-            }
-
-            /// Host backend: a compare-exchange loop on the bits, adding through `f32`.
-            #[cfg(not(target_arch = "nvptx64"))]
-            #[inline(always)]
-            fn host_add(&self, order: Ordering, val: $t) -> $t {
-                let prev = self.bits().fetch_update(order, read_part(order), |b| {
-                    Some($t::from_bits(b).add_rn(val).to_bits())
-                });
-                $t::from_bits(prev.unwrap_or_else(|b| b))
-            }
+                "assert_eq!(a.load(Relaxed).to_bits(), (", stringify!($sum), ").to_bits());\n```"));
         }
     };
 }

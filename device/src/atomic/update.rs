@@ -54,3 +54,31 @@ macro_rules! update_api {
     };
 }
 pub(crate) use update_api;
+
+/// `fetch_update` of a float type over the atomic of its bits (`self.bits()`): `f` sees and
+/// returns values, the exchange compares bits (so a NaN `f` leaves alone is stored back as it
+/// was). `$doc` is the method's documentation.
+macro_rules! bits_fetch_update {
+    ($t:ident, $doc:expr) => {
+        #[doc = $doc]
+        #[inline(always)]
+        #[track_caller]
+        pub fn fetch_update<F>(
+            &self,
+            set_order: Ordering,
+            fetch_order: Ordering,
+            mut f: F,
+        ) -> Result<$t, $t>
+        where
+            F: FnMut($t) -> Option<$t>,
+        {
+            self.bits()
+                .fetch_update(set_order, fetch_order, |b| {
+                    f($t::from_bits(b)).map($t::to_bits)
+                })
+                .map($t::from_bits)
+                .map_err($t::from_bits)
+        }
+    };
+}
+pub(crate) use bits_fetch_update;
