@@ -8,6 +8,7 @@ use ptx_sync_litmus::oracle::{Oracle, Variant};
 use ptx_sync_litmus::report::{self, grouped, Row};
 use ptx_sync_litmus::shapes::SHAPES;
 use ptx_sync_litmus::tuning;
+use ptx_sync_testkit::Result;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::exit;
@@ -174,11 +175,11 @@ fn today() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-fn write(path: PathBuf, text: &str) -> Result<(), String> {
-    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+fn write(path: PathBuf, text: &str) -> Result<()> {
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()).into())
 }
 
-fn run(o: Options) -> Result<bool, String> {
+fn run(o: Options) -> Result<bool> {
     if o.list {
         for (s, v, n) in cells(&o) {
             println!("{} {} {}", s.name, v.name(), n);
@@ -302,7 +303,7 @@ fn run(o: Options) -> Result<bool, String> {
         o.out.display()
     );
     if let Some(f) = failure {
-        return Err(f);
+        return Err(f.into());
     }
     Ok(passed)
 }

@@ -16,6 +16,7 @@
 //! mapped pinned host memory, in both directions, with loads and stores only: host and GPU
 //! RMWs on one word lose updates on a GPU without native host atomics (README, known limits).
 
+use super::context;
 use crate::oracle::Class;
 use crate::report::{Outcome, Row};
 use ptx_sync_host::cudarc::driver::{
@@ -23,6 +24,7 @@ use ptx_sync_host::cudarc::driver::{
 };
 use ptx_sync_host::ptx_sync::barrier::init_word;
 use ptx_sync_host::{Device, Kernel, MappedBuffer, Module};
+use ptx_sync_testkit::{launch_config, Error, Result};
 use std::fmt::Display;
 use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
@@ -253,10 +255,9 @@ impl RowHead {
     }
 }
 
-/// Turns an error into `test: what: error`.
-fn ctx<E: Display>(test: &str, what: &str) -> impl FnOnce(E) -> String {
-    let prefix = format!("{test}: {what}");
-    move |e| format!("{prefix}: {e}")
+/// Turns an error into `test: what: error` (a failed check).
+fn ctx<E: Display>(test: &str, what: &str) -> impl FnOnce(E) -> Error {
+    context(format!("{test}: {what}"))
 }
 
 /// The one host-side time limit per launch: generous (the rows take seconds at scale 1), so
@@ -274,7 +275,7 @@ struct Env<'a> {
 }
 
 impl Env<'_> {
-    fn kernel(&self, test: &str, name: &str) -> Result<Kernel, String> {
+    fn kernel(&self, test: &str, name: &str) -> Result<Kernel> {
         self.module
             .kernel(name)
             .map_err(ctx(test, "loading the kernel"))
@@ -290,7 +291,7 @@ impl Env<'_> {
         base: &str,
         threads: u32,
         smem: u32,
-    ) -> Result<(Kernel, LaunchConfig), String> {
+    ) -> Result<(Kernel, LaunchConfig)> {
         let kernel = self.kernel(test, &side.kernel_name(base))?;
         let cfg = self
             .gpu
@@ -307,7 +308,7 @@ impl Env<'_> {
         test: &str,
         (kernel, cfg): &'a (Kernel, LaunchConfig),
         args: impl FnOnce(&mut LaunchArgs<'a>),
-    ) -> Result<Vec<u64>, String> {
+    ) -> Result<Vec<u64>> {
         let stats = self.zeros::<u64>(test, 3)?;
         let mut b = self.gpu.stream().launch_builder(kernel.function());
         args(&mut b);
@@ -321,11 +322,7 @@ impl Env<'_> {
         self.download(test, &stats)
     }
 
-    fn zeros<T: DeviceRepr + ValidAsZeroBits>(
-        &self,
-        test: &str,
-        n: usize,
-    ) -> Result<CudaSlice<T>, String> {
+    fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, test: &str, n: usize) -> Result<CudaSlice<T>> {
         self.gpu.zeros(n).map_err(ctx(test, "allocating"))
     }
 
@@ -335,7 +332,7 @@ impl Env<'_> {
         test: &str,
         n: usize,
         value: impl Fn(usize) -> u32,
-    ) -> Result<CudaSlice<u32>, String> {
+    ) -> Result<CudaSlice<u32>> {
         let words: Vec<u32> = (0..n * LINE)
             .map(|w| {
                 if w.is_multiple_of(LINE) {
@@ -348,17 +345,17 @@ impl Env<'_> {
         self.gpu.upload(&words).map_err(ctx(test, "uploading"))
     }
 
-    fn wait(&self, test: &str) -> Result<(), String> {
+    fn wait(&self, test: &str) -> Result<()> {
         self.gpu.wait(self.limit).map_err(ctx(test, "running"))
     }
 
-    fn download<T: DeviceRepr>(&self, test: &str, data: &CudaSlice<T>) -> Result<Vec<T>, String> {
+    fn download<T: DeviceRepr>(&self, test: &str, data: &CudaSlice<T>) -> Result<Vec<T>> {
         self.gpu.download(data).map_err(ctx(test, "copying back"))
     }
 }
 
 /// Runs the primitive-shaped tests and the host/GPU MP; `scale` multiplies instance counts.
-pub fn run(gpu: &Device, module: &Module, scale: f64) -> Result<Vec<Row>, String> {
+pub fn run(gpu: &Device, module: &Module, scale: f64) -> Result<Vec<Row>> {
     let env = Env {
         gpu,
         module,
@@ -385,7 +382,7 @@ pub fn run(gpu: &Device, module: &Module, scale: f64) -> Result<Vec<Row>, String
 /// Beyond the per-section checks, the final state must account for every section: the
 /// ordinal and every protected word equal the number of sections (else an error: sections
 /// were lost in a way no instance could see).
-fn mutex(env: &Env) -> Result<Row, String> {
+fn mutex(env: &Env) -> Result<Row> {
     const TEST: &str = "mutex handoff";
     const KERNEL: &str = "litmus_handoff_mutex";
     let p = &env.plan;
@@ -415,20 +412,21 @@ fn check_final(
     ordinal: u64,
     words: &[u64],
     lock_free: bool,
-) -> Result<(), String> {
+) -> Result<()> {
     let want = sections % (1 << 32);
     if ordinal != want || words.iter().any(|&w| w != want) || !lock_free {
         return Err(format!(
             "{test}: final state: ordinal {ordinal}, protected words {words:?}, lock free: \
              {lock_free} (expected {want}, {want} each, free)"
-        ));
+        )
+        .into());
     }
     Ok(())
 }
 
 /// Semaphore lock (`litmus_handoff_semaphore_lock`): a `BinarySemaphore<Gpu>` as the lock,
 /// or its relaxed control.
-fn semaphore_lock(env: &Env, side: Side) -> Result<Row, String> {
+fn semaphore_lock(env: &Env, side: Side) -> Result<Row> {
     const TEST: &str = "semaphore lock";
     const KERNEL: &str = "litmus_handoff_semaphore_lock";
     let p = &env.plan;
@@ -461,7 +459,7 @@ fn semaphore_lock(env: &Env, side: Side) -> Result<Row, String> {
 
 /// Semaphore token (`litmus_handoff_semaphore_token`): producer -> consumer messages through
 /// a `full` / `empty` pair of `BinarySemaphore<Gpu>` per channel, or of its relaxed control.
-fn semaphore_token(env: &Env, side: Side) -> Result<Row, String> {
+fn semaphore_token(env: &Env, side: Side) -> Result<Row> {
     const TEST: &str = "semaphore token";
     const KERNEL: &str = "litmus_handoff_semaphore_token";
     let p = &env.plan;
@@ -486,7 +484,7 @@ fn semaphore_token(env: &Env, side: Side) -> Result<Row, String> {
 /// Latch (`litmus_handoff_latch`): a fresh `Latch<Gpu>` (or its relaxed control) per round,
 /// counted down by thread 0 of each block (even rounds: `blocks`) or by every thread (odd
 /// rounds: `blocks * threads`).
-fn latch(env: &Env, side: Side) -> Result<Row, String> {
+fn latch(env: &Env, side: Side) -> Result<Row> {
     const TEST: &str = "latch";
     const KERNEL: &str = "litmus_handoff_latch";
     let p = &env.plan;
@@ -513,7 +511,7 @@ fn latch(env: &Env, side: Side) -> Result<Row, String> {
 
 /// Barrier (`litmus_handoff_barrier`): one `Barrier<Gpu>` of `blocks` arrivals (thread 0 of
 /// each block), 4 bytes of dynamic shared memory for its wait's result.
-fn barrier(env: &Env) -> Result<Row, String> {
+fn barrier(env: &Env) -> Result<Row> {
     const TEST: &str = "barrier";
     const KERNEL: &str = "litmus_handoff_barrier";
     let p = &env.plan;
@@ -538,7 +536,7 @@ fn barrier(env: &Env) -> Result<Row, String> {
 }
 
 /// Grid barrier (`litmus_handoff_grid_barrier`): `GridBarrier` over the cooperative grid.
-fn grid_barrier(env: &Env) -> Result<Row, String> {
+fn grid_barrier(env: &Env) -> Result<Row> {
     const TEST: &str = "grid barrier";
     const KERNEL: &str = "litmus_handoff_grid_barrier";
     let p = &env.plan;
@@ -567,7 +565,7 @@ struct SysWords {
 }
 
 impl SysWords {
-    fn new(env: &Env, test: &str) -> Result<SysWords, String> {
+    fn new(env: &Env, test: &str) -> Result<SysWords> {
         let n = env.plan.sys_launch_instances() as usize;
         let buf = MappedBuffer::<u32>::new(env.gpu, (2 * n + 1) * SYS_STRIDE)
             .map_err(ctx(test, "allocating mapped host memory"))?;
@@ -597,11 +595,7 @@ impl SysWords {
     }
 
     fn sys_config(&self, env: &Env) -> LaunchConfig {
-        LaunchConfig {
-            grid_dim: (env.plan.blocks, 1, 1),
-            block_dim: (env.plan.sys_threads, 1, 1),
-            shared_mem_bytes: 0,
-        }
+        launch_config(env.plan.blocks, env.plan.sys_threads, 0)
     }
 }
 
@@ -609,7 +603,7 @@ impl SysWords {
 /// this thread stores `x_i = 1` (Relaxed) then `y_i = 1` (Release) for every instance in the
 /// order the GPU threads consume them. GPU threads only wait for the host, never for each
 /// other, so an ordinary launch is enough.
-fn mp_host_to_gpu(env: &Env, x_acquire: bool) -> Result<Row, String> {
+fn mp_host_to_gpu(env: &Env, x_acquire: bool) -> Result<Row> {
     const TEST: &str = "MP host->GPU";
     let (name, variant) = if x_acquire {
         ("litmus_sys_mp_host_to_gpu_acquire", "sync")
@@ -652,7 +646,7 @@ fn mp_host_to_gpu(env: &Env, x_acquire: bool) -> Result<Row, String> {
 /// it). The GPU lane that owns `i` stores `x_i` then `y_i` (`st.release.sys`) once it reads
 /// `go > i`, so the host is already polling when the writes arrive: the two sides race on
 /// every instance (the row's "polled until the flag arrived" count says how many did).
-fn mp_gpu_to_host(env: &Env) -> Result<Row, String> {
+fn mp_gpu_to_host(env: &Env) -> Result<Row> {
     const TEST: &str = "MP GPU->host";
     let p = &env.plan;
     let start = Instant::now();
@@ -660,11 +654,7 @@ fn mp_gpu_to_host(env: &Env) -> Result<Row, String> {
     let words = SysWords::new(env, TEST)?;
     let (ptr, n) = (words.buf.device_ptr(), words.n as u32);
     let timeout_ns = PACED_WAIT.as_nanos() as u64;
-    let warp = LaunchConfig {
-        grid_dim: (1, 1, 1),
-        block_dim: (32, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let warp = launch_config(1, 32, 0);
     let mut bins = [0u64; MP_BINS];
     for launch in 0..p.sys_launches {
         if launch > 0 {

@@ -9,9 +9,11 @@ use crate::oracle::{Class, Oracle, Variant};
 use crate::plan::{draw, kernel_name, launch_seed, Geometry, Knobs, SCRATCH_WORDS};
 use crate::report::{Outcome, Row};
 use crate::shapes::Shape;
-use ptx_sync_host::cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use ptx_sync_host::cudarc::driver::{CudaSlice, PushKernelArg};
 use ptx_sync_host::{Device, Module};
+use ptx_sync_testkit::{launch_config, Error, Result};
 use std::collections::BTreeMap;
+use std::fmt::Display;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -51,8 +53,9 @@ pub struct Suite {
     meet: CudaSlice<u32>,
 }
 
-fn err(what: &str) -> impl Fn(ptx_sync_host::cudarc::driver::DriverError) -> String + '_ {
-    move |e| format!("{what}: {e}")
+/// Turns an error into a failed check that says what was being done: `what: error`.
+pub(crate) fn context<E: Display>(what: impl Display) -> impl FnOnce(E) -> Error {
+    move |e| Error::Check(format!("{what}: {e}"))
 }
 
 /// The words of a launch, as uploaded.
@@ -73,32 +76,29 @@ impl Suite {
     /// Opens GPU 0, loads `ptx_dir/ptx_sync_litmus_kernels.ptx`, and sizes the grid:
     /// `blocks_per_sm` blocks of `block_threads` on every SM, refused (with the limit) if a
     /// cooperative launch could not hold them.
-    pub fn open(ptx_dir: &Path, blocks_per_sm: u32, block_threads: u32) -> Result<Suite, String> {
-        let gpu = Device::open(0).map_err(|e| e.to_string())?;
-        let module = gpu
-            .load_ptx(&ptx_dir.join(KERNELS_PTX))
-            .map_err(|e| e.to_string())?;
+    pub fn open(ptx_dir: &Path, blocks_per_sm: u32, block_threads: u32) -> Result<Suite> {
+        let gpu = Device::open(0)?;
+        let module = gpu.load_ptx(&ptx_dir.join(KERNELS_PTX))?;
         let geometry = Geometry {
             grid_blocks: blocks_per_sm * gpu.sm_count(),
             block_threads,
         };
         // The largest kernel (IRIW, four roles) decides what fits.
-        let probe = module
-            .kernel("litmus_iriw_sync_gpu")
-            .map_err(|e| e.to_string())?;
-        gpu.check_cooperative(&probe, geometry.grid_blocks, block_threads, 0)
-            .map_err(|e| e.to_string())?;
+        let probe = module.kernel("litmus_iriw_sync_gpu")?;
+        gpu.check_cooperative(&probe, geometry.grid_blocks, block_threads, 0)?;
         let stream = gpu.stream().clone();
         let mem = stream
             .alloc_zeros::<u32>(geometry.max_test_words() as usize)
-            .map_err(err("allocating test memory"))?;
+            .map_err(context("allocating test memory"))?;
         let out = stream
             .alloc_zeros::<u32>(geometry.max_out_words() as usize)
-            .map_err(err("allocating registers"))?;
+            .map_err(context("allocating registers"))?;
         let scratch = stream
             .alloc_zeros::<u32>(SCRATCH_WORDS as usize)
-            .map_err(err("allocating scratch"))?;
-        let meet = stream.alloc_zeros::<u32>(1).map_err(err("allocating"))?;
+            .map_err(context("allocating scratch"))?;
+        let meet = stream
+            .alloc_zeros::<u32>(1)
+            .map_err(context("allocating"))?;
         Ok(Suite {
             gpu,
             module,
@@ -119,25 +119,17 @@ impl Suite {
         variant: Variant,
         instances: u64,
         base_seed: u64,
-    ) -> Result<CellRun, String> {
+    ) -> Result<CellRun> {
         let started = Instant::now();
         let name = kernel_name(shape, variant);
-        let kernel = self.module.kernel(&name).map_err(|e| e.to_string())?;
-        let tally = self
-            .module
-            .kernel("litmus_tally")
-            .map_err(|e| e.to_string())?;
+        let kernel = self.module.kernel(&name)?;
+        let tally = self.module.kernel("litmus_tally")?;
         let g = self.geometry;
         let cfg = self
             .gpu
-            .cooperative_config(&kernel, g.grid_blocks, g.block_threads, 0)
-            .map_err(|e| e.to_string())?;
+            .cooperative_config(&kernel, g.grid_blocks, g.block_threads, 0)?;
         let threads = g.grid_blocks * g.block_threads;
-        let tally_cfg = LaunchConfig {
-            grid_dim: (threads.div_ceil(TALLY_THREADS), 1, 1),
-            block_dim: (TALLY_THREADS, 1, 1),
-            shared_mem_bytes: BINS * 4,
-        };
+        let tally_cfg = launch_config(threads.div_ceil(TALLY_THREADS), TALLY_THREADS, BINS * 4);
         let len = shape.outcome_len();
         let oracle = Oracle::new(shape);
         let stream = self.gpu.stream().clone();
@@ -164,10 +156,10 @@ impl Suite {
                 .collect();
             let params = stream
                 .clone_htod(&words)
-                .map_err(err("uploading launches"))?;
+                .map_err(context("uploading launches"))?;
             let mut counts = stream
                 .alloc_zeros::<u64>(batch.len() * BINS as usize)
-                .map_err(err("allocating histograms"))?;
+                .map_err(context("allocating histograms"))?;
             for k in 0..batch.len() {
                 let p = params.slice(k * LAUNCH_WORDS..(k + 1) * LAUNCH_WORDS);
                 let mut b = stream.launch_builder(kernel.function());
@@ -176,7 +168,7 @@ impl Suite {
                     .arg(&self.out)
                     .arg(&self.scratch)
                     .arg(&self.meet);
-                unsafe { b.launch_cooperative(cfg) }.map_err(err(&name))?;
+                unsafe { b.launch_cooperative(cfg) }.map_err(context(&name))?;
                 let mut h = counts.slice_mut(k * BINS as usize..(k + 1) * BINS as usize);
                 let mut b = stream.launch_builder(tally.function());
                 b.arg(&p)
@@ -184,14 +176,12 @@ impl Suite {
                     .arg(&self.out)
                     .arg(&self.meet)
                     .arg(&mut h);
-                unsafe { b.launch(tally_cfg) }.map_err(err("litmus_tally"))?;
+                unsafe { b.launch(tally_cfg) }.map_err(context("litmus_tally"))?;
             }
-            self.gpu
-                .wait(BATCH_TIMEOUT)
-                .map_err(|e| format!("{name}: {e}"))?;
+            self.gpu.wait(BATCH_TIMEOUT).map_err(context(&name))?;
             let counts = stream
                 .clone_dtoh(&counts)
-                .map_err(err("downloading histograms"))?;
+                .map_err(context("downloading histograms"))?;
             for (l, h) in batch.iter().zip(counts.chunks(BINS as usize)) {
                 let mut weak = 0;
                 let mut total = 0;
@@ -210,7 +200,8 @@ impl Suite {
                         "{name}: launch seed {} tallied {total} outcomes of {} instances",
                         l.seed,
                         l.instances()
-                    ));
+                    )
+                    .into());
                 }
                 records.push(LaunchRecord {
                     launch: *l,
