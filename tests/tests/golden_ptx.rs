@@ -1197,9 +1197,10 @@ fn table_receiver(ty: &str, scope: &str) -> String {
     }
 }
 
-/// The device crate file that defines a case's operation.
-fn table_source(op: &str, kind: Kind, ty: &str) -> &'static str {
-    let atomic = !matches!(
+/// Whether a case is an operation of an atomic type (the others are fences, volatile
+/// accesses, primitives, block/grid/cluster and warp operations).
+fn is_atomic(kind: Kind) -> bool {
+    !matches!(
         kind,
         Kind::Fence
             | Kind::CompilerFence
@@ -1211,8 +1212,12 @@ fn table_source(op: &str, kind: Kind, ty: &str) -> &'static str {
             | Kind::Primitive
             | Kind::Block
             | Kind::Wait
-    );
-    if atomic {
+    )
+}
+
+/// The device crate file that defines a case's operation.
+fn table_source(op: &str, kind: Kind, ty: &str) -> &'static str {
+    if is_atomic(kind) {
         if cases::space_of(ty).is_some() {
             return "device/src/atomic/space.rs";
         }
@@ -1265,21 +1270,10 @@ fn render_ptx_table() -> String {
     let all = cases();
     for (_, op, order, scope, ty) in &all {
         let insns = expected(op.name, op.kind, order, scope, ty);
-        let call = match op.kind {
-            Kind::Fence
-            | Kind::CompilerFence
-            | Kind::VolatileRead
-            | Kind::VolatileWrite
-            | Kind::BlockSync
-            | Kind::MutexLock
-            | Kind::MutexTryLock
-            | Kind::Primitive
-            | Kind::Block
-            | Kind::Wait => match *scope {
-                "none" => format!("`{}`", op.name),
-                s => format!("`{}` at `{s}`", op.name),
-            },
-            _ => format!("`{}::{}`", table_receiver(ty, scope), op.name),
+        let call = match *scope {
+            _ if is_atomic(op.kind) => format!("`{}::{}`", table_receiver(ty, scope), op.name),
+            "none" => format!("`{}`", op.name),
+            s => format!("`{}` at `{s}`", op.name),
         };
         let order = match order.as_str() {
             "none" => "-".to_string(),
