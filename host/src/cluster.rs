@@ -20,7 +20,7 @@
 //! ```
 
 use crate::launch::raw_config;
-use crate::{Error, Device, Kernel, Launch, Result};
+use crate::{Device, Error, Kernel, Launch, Result};
 use cudarc::driver::{sys, LaunchConfig};
 
 /// The launch builder that [`Device::cluster_launch`] returns: a [`Launch`], launched with

@@ -1,7 +1,7 @@
 //! Cooperative launch sizing: spinning on another block only makes progress if that block is
 //! resident, which only a cooperative launch within the occupancy limit guarantees.
 
-use crate::{Error, Device, Kernel, Result};
+use crate::{Device, Error, Kernel, Result};
 use cudarc::driver::{sys, LaunchConfig};
 
 /// How many blocks of a kernel can be resident at once.

@@ -1,7 +1,7 @@
 //! One launch path for every kind of launch: the [`Launch`] builder and the
 //! [`launch!`](crate::launch!) macro (their docs say what they take).
 
-use crate::{ClusterConfig, ClusterLimit, CoopLimit, Error, Device, Kernel, MappedBuffer, Result};
+use crate::{ClusterConfig, ClusterLimit, CoopLimit, Device, Error, Kernel, MappedBuffer, Result};
 use cudarc::driver::{
     sys, CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig,
     PushKernelArg, SyncOnDrop,

@@ -36,8 +36,8 @@
 
 mod cluster;
 mod cooperative;
-mod error;
 mod device;
+mod error;
 mod launch;
 mod mapped;
 pub mod multi;
@@ -46,8 +46,8 @@ pub mod sys;
 pub use cluster::{ClusterConfig, ClusterLaunch, ClusterLimit};
 pub use cooperative::CoopLimit;
 pub use cudarc;
-pub use error::{Error, Result};
 pub use device::{driver_available, Device, Kernel, Module};
+pub use error::{Error, Result};
 pub use launch::{launch_config, Dim3, Launch};
 pub use mapped::{view_f32, view_f64, view_i32, view_i64, MappedBuffer, MappedWord};
 pub use multi::{PeerBuffer, PeerInfo, PortableBuffer};

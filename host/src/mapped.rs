@@ -9,7 +9,7 @@
 //! (`Atomic::<f32, Sys>::from_ptr`), there as `ld/st/atom.sys` instructions. The `view_*`
 //! functions give the same views over any slice of std atomics (host-only code and tests).
 
-use crate::{Error, Device, Result};
+use crate::{Device, Error, Result};
 use cudarc::driver::{result, sys};
 use ptx_sync::{AtomicF32, AtomicF64, Sys};
 use std::marker::PhantomData;

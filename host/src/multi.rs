@@ -47,7 +47,7 @@
 //! # let _ = (p0, p1, q1); Ok(()) }
 //! ```
 
-use crate::{driver_available, Error, Device, MappedBuffer, MappedWord, Result};
+use crate::{driver_available, Device, Error, MappedBuffer, MappedWord, Result};
 use cudarc::driver::{result, sys, CudaContext, DeviceRepr, DriverError};
 use std::ffi::c_void;
 use std::fmt;
