@@ -41,6 +41,7 @@
 //!   Without it the generic write may land after the copy's data.
 //! - Memory the host wrote before the launch needs nothing.
 
+use crate::atomic::space::{in_space, SpaceKind};
 use crate::shared::Shared;
 use crate::BlockBarrier;
 
@@ -54,32 +55,6 @@ const SRC_SPACE: &core::ffi::CStr =
     c"ptx-sync: bulk::copy_global_to_shared: src is not in global memory\n";
 const BAR_SPACE: &core::ffi::CStr =
     c"ptx-sync: bulk::copy_global_to_shared: the barrier is not in this block's shared memory\n";
-
-/// Whether a generic address is in the `.global` window (`isspacep.global`).
-#[inline(always)]
-fn is_global(p: *const u8) -> bool {
-    let r: u32;
-    // SAFETY: tests an address; reads no memory.
-    unsafe {
-        core::arch::asm!(
-            "{{ .reg .pred %p; isspacep.global %p, {a}; selp.u32 {r}, 1, 0, %p; }}",
-            a = in(reg64) p as u64, r = out(reg32) r, options(pure, nomem, nostack))
-    };
-    r != 0
-}
-
-/// Whether a generic address is in this block's `.shared::cta` window (`isspacep.shared::cta`).
-#[inline(always)]
-fn is_shared(p: *const u8) -> bool {
-    let r: u32;
-    // SAFETY: tests an address; reads no memory.
-    unsafe {
-        core::arch::asm!(
-            "{{ .reg .pred %p; isspacep.shared::cta %p, {a}; selp.u32 {r}, 1, 0, %p; }}",
-            a = in(reg64) p as u64, r = out(reg32) r, options(pure, nomem, nostack))
-    };
-    r != 0
-}
 
 /// Starts an asynchronous copy of `bytes` bytes from global memory at `src` to this block's
 /// shared memory at `dst`, and returns at once. When the bytes have landed, the copy engine
@@ -128,10 +103,13 @@ pub unsafe fn copy_global_to_shared<T>(
         if !(src as usize).is_multiple_of(16) {
             crate::debug_trap(SRC_ALIGN);
         }
-        if !is_global(src.cast()) {
+        if !in_space(src.cast(), SpaceKind::Global) {
             crate::debug_trap(SRC_SPACE);
         }
-        if !is_shared((barrier as *const BlockBarrier).cast()) {
+        if !in_space(
+            (barrier as *const BlockBarrier).cast(),
+            SpaceKind::SharedCta,
+        ) {
             crate::debug_trap(BAR_SPACE);
         }
     }

@@ -349,17 +349,8 @@ pub(crate) fn debug_trap(message: &'static core::ffi::CStr) -> ! {
 pub(crate) fn debug_check_not_local<T: ?Sized>(object: &T, message: &'static core::ffi::CStr) {
     #[cfg(target_arch = "nvptx64")]
     if cfg!(debug_assertions) {
-        let local: u32;
-        // SAFETY: tests an address; reads no memory.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .pred %p; isspacep.local %p, {a}; selp.u32 {l}, 1, 0, %p; }}",
-                a = in(reg64) object as *const T as *const () as u64,
-                l = out(reg32) local,
-                options(pure, nomem, nostack)
-            )
-        };
-        if local != 0 {
+        let p = object as *const T as *const u8;
+        if atomic::space::in_space(p, atomic::space::SpaceKind::Local) {
             debug_trap(message);
         }
     }

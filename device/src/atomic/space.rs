@@ -289,9 +289,11 @@ impl<T> ClusterShared<T> {
 pub(crate) enum SpaceKind {
     SharedCta,
     Global,
+    Local,
 }
 
-/// Whether a generic address is in `space` (`isspacep.shared::cta` / `isspacep.global`).
+/// Whether a generic address is in `space` (`isspacep.shared::cta` / `.global` / `.local`):
+/// the one address test of the crate's debug checks.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub(crate) fn in_space(p: *const u8, space: SpaceKind) -> bool {
@@ -304,6 +306,9 @@ pub(crate) fn in_space(p: *const u8, space: SpaceKind) -> bool {
                 a = in(reg64) p as u64, r = out(reg32) r, options(pure, nomem, nostack)),
             SpaceKind::Global => core::arch::asm!(
                 "{{ .reg .pred %p; isspacep.global %p, {a}; selp.u32 {r}, 1, 0, %p; }}",
+                a = in(reg64) p as u64, r = out(reg32) r, options(pure, nomem, nostack)),
+            SpaceKind::Local => core::arch::asm!(
+                "{{ .reg .pred %p; isspacep.local %p, {a}; selp.u32 {r}, 1, 0, %p; }}",
                 a = in(reg64) p as u64, r = out(reg32) r, options(pure, nomem, nostack)),
         }
     };

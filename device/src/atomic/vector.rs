@@ -124,17 +124,8 @@ macro_rules! ptx_red_v4 {
 fn debug_check_global<T: ?Sized>(object: &T) {
     #[cfg(target_arch = "nvptx64")]
     if cfg!(debug_assertions) {
-        let global: u32;
-        // SAFETY: tests an address; reads no memory.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .pred %p; isspacep.global %p, {a}; selp.u32 {g}, 1, 0, %p; }}",
-                a = in(reg64) object as *const T as *const () as u64,
-                g = out(reg32) global,
-                options(pure, nomem, nostack)
-            )
-        };
-        if global == 0 {
+        let p = object as *const T as *const u8;
+        if !super::space::in_space(p, super::space::SpaceKind::Global) {
             crate::debug_trap(
                 c"ptx-sync: a vector atomic (AtomicF32x2/x4, AtomicF16x4/x8, AtomicBf16x4/x8) \
                   outside global memory: PTX vector atom/red exist for .global only\n",
