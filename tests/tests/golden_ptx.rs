@@ -1257,11 +1257,34 @@ fn table_source(op: &str, kind: Kind, ty: &str) -> &'static str {
         ("global_timer_ns", "device/src/clock.rs"),
         ("instant_", "device/src/clock.rs"),
     ];
+    const WARP: &[&str] = &[
+        "lane",
+        "active_mask",
+        "warp_sync",
+        "match_any",
+        "peers",
+        "match_any_u32",
+        "match_all",
+        "match_all_u32",
+        "ballot",
+        "any",
+        "all",
+        "uni",
+        "shfl_idx",
+        "shfl_up",
+        "shfl_down",
+        "shfl_xor",
+        "elect_one",
+        "leader",
+    ];
+    if WARP.contains(&op) {
+        return "device/src/warp.rs";
+    }
     prefixes
         .iter()
         .find(|(p, _)| op.starts_with(p))
         .map(|(_, f)| *f)
-        .unwrap_or("device/src/warp.rs")
+        .unwrap_or_else(|| panic!("no source file for operation {op}: add it to table_source"))
 }
 
 /// device/PTX_TABLE.md as the golden cases and the oracle make it.
