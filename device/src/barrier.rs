@@ -208,7 +208,9 @@ pub struct Barrier<S: Scope = Gpu, B: Backoff = NanoSleep, F: Completion = NoCom
     /// Run only by the arrival that completes a phase (see the module docs for why those runs
     /// are ordered one after the other).
     completion: UnsafeCell<F>,
-    backoff: PhantomData<B>,
+    // `fn() -> B`: each waiter makes its own `B`, none is stored, so `B` stays out of the auto
+    // traits (`Send` is then the fields': `F: Send`).
+    backoff: PhantomData<fn() -> B>,
 }
 
 /// The phase an arrival belongs to: pass it to [`Barrier::wait`].
@@ -223,10 +225,11 @@ impl Token {
     }
 }
 
-// SAFETY: the word is atomic; the completion is run by one thread at a time, each run
-// happening before the next (module docs), as a `Mutex<F>` hands `F` from thread to thread.
+// SAFETY: same rule as `std::sync::Mutex<F>`'s `Sync`: the word is atomic, and the completion
+// runs in whichever thread completes a phase, one thread at a time, each run happening before
+// the next (module docs). Sharing the barrier hands `F` from thread to thread (`F: Send`) but
+// never shares it (`F: Sync` is not needed).
 unsafe impl<S: Scope, B: Backoff, F: Completion + Send> Sync for Barrier<S, B, F> {}
-unsafe impl<S: Scope, B: Backoff, F: Completion + Send> Send for Barrier<S, B, F> {}
 
 impl<S: Scope, B: Backoff> Barrier<S, B> {
     const_fn! {

@@ -42,8 +42,17 @@ pub struct BlockBarrier {
 #[derive(Debug)]
 pub struct BlockToken(u64);
 
-// SAFETY: the state is only touched by `mbarrier` instructions, which are atomic.
+// SAFETY: as core's atomics are `Sync`: every access to `state` through `&self` is an
+// `mbarrier` instruction, which is atomic.
 unsafe impl Sync for BlockBarrier {}
+
+// The auto traits, checked by the nvptx build (device/tests/auto_traits.rs pins the types the
+// host builds).
+const _: fn() = || {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<BlockBarrier>();
+    send_sync::<BlockToken>();
+};
 
 impl BlockBarrier {
     /// Views the barrier at `ptr`.

@@ -37,11 +37,27 @@ use core::sync::atomic::Ordering::{AcqRel, Acquire};
 #[repr(C)]
 pub struct GridBarrier<B: Backoff = Spin> {
     arrived: Atomic<u32, Gpu>,
-    backoff: PhantomData<B>,
+    // `fn() -> B`: each waiter makes its own `B`, none is stored, so `B` stays out of the auto
+    // traits (`Send` and `Sync`, as its atomic word: always).
+    backoff: PhantomData<fn() -> B>,
 }
 
-// SAFETY: all state is atomic.
-unsafe impl<B: Backoff> Sync for GridBarrier<B> {}
+// The auto traits, checked by the nvptx build (device/tests/auto_traits.rs pins the types the
+// host builds): `Send` and `Sync` even with a policy that is neither.
+const _: fn() = || {
+    #[allow(dead_code)] // only the type is used
+    #[derive(Default)]
+    struct LocalBackoff(PhantomData<*const ()>);
+    impl Backoff for LocalBackoff {
+        fn pause(&mut self) {}
+        fn waited_ns(&self) -> u64 {
+            0
+        }
+    }
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<GridBarrier>();
+    send_sync::<GridBarrier<LocalBackoff>>();
+};
 
 const FLIP: u32 = 0x8000_0000;
 

@@ -46,12 +46,10 @@ const LOCAL: &core::ffi::CStr =
 #[repr(C)]
 pub struct Latch<S: Scope = Gpu, B: Backoff = NanoSleep> {
     pending: Atomic<u32, S>,
-    backoff: PhantomData<B>,
+    // `fn() -> B`: each waiter makes its own `B`, none is stored, so `B` stays out of the auto
+    // traits (`Send` and `Sync`, as its atomic word: always).
+    backoff: PhantomData<fn() -> B>,
 }
-
-// SAFETY: all state is atomic.
-unsafe impl<S: Scope, B: Backoff> Sync for Latch<S, B> {}
-unsafe impl<S: Scope, B: Backoff> Send for Latch<S, B> {}
 
 impl<S: Scope, B: Backoff> Latch<S, B> {
     const_fn! {

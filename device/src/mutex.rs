@@ -71,12 +71,14 @@ const LOCAL: &core::ffi::CStr =
 pub struct Mutex<T, S: Scope = Gpu, B: Backoff = NanoSleep> {
     locked: Atomic<u32, S>,
     data: UnsafeCell<T>,
-    backoff: PhantomData<B>,
+    // `fn() -> B`: each waiter makes its own `B`, none is stored, so `B` stays out of the auto
+    // traits (`Send` is then the fields': `T: Send`).
+    backoff: PhantomData<fn() -> B>,
 }
 
-// SAFETY: the lock serializes all access to `data`.
+// SAFETY: same unsafe impl as `std::sync::Mutex`: the lock lets one thread at a time reach
+// `data`, so sharing the mutex hands `T` from thread to thread (`T: Send`) but never shares it.
 unsafe impl<T: Send, S: Scope, B: Backoff> Sync for Mutex<T, S, B> {}
-unsafe impl<T: Send, S: Scope, B: Backoff> Send for Mutex<T, S, B> {}
 
 /// A data-less lock.
 pub type SpinLock<S = Gpu, B = NanoSleep> = Mutex<(), S, B>;
@@ -89,7 +91,13 @@ pub struct MutexGuard<'a, T, S: Scope, B: Backoff> {
     /// lane alone for `try_lock` and the timed forms).
     mask: u32,
     lane: u32,
+    /// Not `Send` (std's guards are not either): `drop` hands over to, or waits with, the
+    /// lanes in `mask`, so it must run on the thread that locked.
+    not_send: PhantomData<*const ()>,
 }
+
+// SAFETY: same unsafe impl as `std::sync::MutexGuard`: a shared guard gives out only `&T`.
+unsafe impl<T: Sync, S: Scope, B: Backoff> Sync for MutexGuard<'_, T, S, B> {}
 
 impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     const_fn! {
@@ -153,6 +161,7 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
             mutex: self,
             mask,
             lane,
+            not_send: PhantomData,
         }
     }
 
@@ -233,6 +242,7 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
             mutex: self,
             mask: 1 << lane,
             lane,
+            not_send: PhantomData,
         }
     }
 

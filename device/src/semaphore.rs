@@ -67,12 +67,10 @@ pub(crate) const EXCEEDS: &core::ffi::CStr =
 #[repr(C)]
 pub struct Semaphore<S: Scope = Gpu, const MAX: u32 = { u32::MAX }, B: Backoff = Elapsed> {
     count: Atomic<u32, S>,
-    backoff: PhantomData<B>,
+    // `fn() -> B`: each waiter makes its own `B`, none is stored, so `B` stays out of the auto
+    // traits (`Send` and `Sync`, as its atomic word: always).
+    backoff: PhantomData<fn() -> B>,
 }
-
-// SAFETY: all state is atomic.
-unsafe impl<S: Scope, const MAX: u32, B: Backoff> Sync for Semaphore<S, MAX, B> {}
-unsafe impl<S: Scope, const MAX: u32, B: Backoff> Send for Semaphore<S, MAX, B> {}
 
 impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// The most units this semaphore can hold (libcu++: `max()`).

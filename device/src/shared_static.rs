@@ -126,7 +126,9 @@ impl<K: Symbol> SharedStatic<K> {
     /// Nothing reads the value through the reference before this block initialized it (see
     /// the [module](self) docs) and synchronized (`block::sync()`); initializing operations
     /// of the type itself (`BlockBarrier::init`, `Atomic::store`) may come first. The
-    /// reference is this block's copy, valid while the block runs.
+    /// reference is this block's copy, valid while the block runs. Threads that use it at the
+    /// same time share it: the variable's type is then `Sync` (an atomic, a lock), or their
+    /// accesses do not overlap.
     ///
     /// ```
     /// use ptx_sync::{shared, Atomic, Cta, Ordering::*};
@@ -148,8 +150,10 @@ impl<K: Symbol> SharedStatic<K> {
 #[doc(hidden)]
 pub struct HostStorage<T>(core::cell::UnsafeCell<core::mem::MaybeUninit<T>>);
 
-// SAFETY: only reached through `SharedStatic`, whose accesses are the caller's to synchronize
-// (as on the GPU, where every thread of a block shares the variable).
+// SAFETY: a `static` must be `Sync`, and this one gives out only a raw pointer (`get`), as a
+// `static mut` does: every access through it is `unsafe` (`SharedStatic::get`, a dereference)
+// and the caller's to synchronize, as on the GPU, where every thread of a block shares the
+// variable.
 #[cfg(not(target_arch = "nvptx64"))]
 unsafe impl<T> Sync for HostStorage<T> {}
 

@@ -49,19 +49,28 @@ pub struct TicketLock<T, S: Scope = Gpu, B: Backoff = NanoSleep> {
     serving: Atomic<u32, S>,
     _line1: [u32; 31],
     data: UnsafeCell<T>,
-    backoff: PhantomData<B>,
+    // `fn() -> B`: each waiter makes its own `B`, none is stored, so `B` stays out of the auto
+    // traits (`Send` is then the fields': `T: Send`).
+    backoff: PhantomData<fn() -> B>,
 }
 
-// SAFETY: the lock serializes all access to `data`.
+// SAFETY: same unsafe impl as `std::sync::Mutex`: the lock lets one thread at a time reach
+// `data`, so sharing the lock hands `T` from thread to thread (`T: Send`) but never shares it.
 unsafe impl<T: Send, S: Scope, B: Backoff> Sync for TicketLock<T, S, B> {}
-unsafe impl<T: Send, S: Scope, B: Backoff> Send for TicketLock<T, S, B> {}
 
 /// Proof of holding a [`TicketLock`]: derefs to the data; dropping it serves the next ticket.
 #[must_use = "the lock is released when the guard is dropped"]
 pub struct TicketGuard<'a, T, S: Scope, B: Backoff> {
     lock: &'a TicketLock<T, S, B>,
     ticket: u32,
+    /// Not `Send`, as std's guards and [`MutexGuard`](crate::MutexGuard) (whose `drop` must
+    /// run on the locking lane): a lock is released by the thread that took it, whichever of
+    /// the two locks it is.
+    not_send: PhantomData<*const ()>,
 }
+
+// SAFETY: same unsafe impl as `std::sync::MutexGuard`: a shared guard gives out only `&T`.
+unsafe impl<T: Sync, S: Scope, B: Backoff> Sync for TicketGuard<'_, T, S, B> {}
 
 impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     const_fn! {
@@ -104,7 +113,11 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
         crate::debug_check_not_local(self, LOCAL);
         let ticket = self.next.fetch_add(1, Relaxed);
         poll_until::<B, _>(|| (self.serving.load(Acquire) == ticket).then_some(()));
-        TicketGuard { lock: self, ticket }
+        TicketGuard {
+            lock: self,
+            ticket,
+            not_send: PhantomData,
+        }
     }
 
     /// Takes the lock if no one holds or waits for it now; never waits (and never takes a
@@ -157,7 +170,11 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
         self.next
             .compare_exchange(serving, serving.wrapping_add(1), Relaxed, Relaxed)
             .ok()
-            .map(|ticket| TicketGuard { lock: self, ticket })
+            .map(|ticket| TicketGuard {
+                lock: self,
+                ticket,
+                not_send: PhantomData,
+            })
     }
 
     /// Mutable access without locking.

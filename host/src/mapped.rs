@@ -110,9 +110,11 @@ impl<T: MappedWord> std::fmt::Debug for MappedBuffer<T> {
     }
 }
 
-// SAFETY: the memory is only accessed through atomics on the host.
-unsafe impl<T: MappedWord> Send for MappedBuffer<T> {}
-unsafe impl<T: MappedWord> Sync for MappedBuffer<T> {}
+// SAFETY: the allocation is pinned host memory, as cudarc's `PinnedHostSlice` (`Send` and
+// `Sync`); the host reaches the elements only as `&[T::Atomic]` (`atomics`), so the buffer is
+// `Send` and `Sync` as a `Box<[T::Atomic]>` is: where `T::Atomic` is (every atomic is both).
+unsafe impl<T: MappedWord> Send for MappedBuffer<T> where T::Atomic: Send {}
+unsafe impl<T: MappedWord> Sync for MappedBuffer<T> where T::Atomic: Sync {}
 
 impl<T: MappedWord> MappedBuffer<T> {
     /// Allocates and zeroes the buffer.

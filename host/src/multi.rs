@@ -450,8 +450,9 @@ impl<T: DeviceRepr> fmt::Debug for PeerBuffer<T> {
     }
 }
 
-// SAFETY: the buffer is a device address and a context handle; the host touches the memory
-// only through the driver's copies.
+// SAFETY: same unsafe impls as cudarc's `CudaSlice<T>`: the buffer is a device address and a
+// context handle (`CudaContext` is `Send` and `Sync`); the host never holds a reference to a `T`
+// in it, only copies the driver makes (`read`, `write`).
 unsafe impl<T: DeviceRepr> Send for PeerBuffer<T> {}
 unsafe impl<T: DeviceRepr> Sync for PeerBuffer<T> {}
 

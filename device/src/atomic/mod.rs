@@ -128,7 +128,8 @@ pub struct Atomic<T: AtomicValue, S: Scope> {
     scope: PhantomData<S>,
 }
 
-// SAFETY: every access to `value` through `&self` is an atomic instruction.
+// SAFETY: as core's atomics are `Sync`: every access to `value` through `&self` is an atomic
+// instruction. (`Send` is the field's: every `AtomicValue` is `Send`.)
 unsafe impl<T: AtomicValue, S: Scope> Sync for Atomic<T, S> {}
 
 impl<T: AtomicValue, S: Scope> Atomic<T, S> {

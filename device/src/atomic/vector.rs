@@ -191,7 +191,8 @@ macro_rules! vector_common {
             scope: PhantomData<S>,
         }
 
-        // SAFETY: every access through `&self` is atomic (per lane).
+        // SAFETY: as core's atomics are `Sync`: every access through `&self` is atomic (per
+        // lane). (`Send` is the field's: the lanes are plain floats.)
         unsafe impl<S: Scope> Sync for $name<S> {}
 
         impl<S: Scope> $name<S> {
