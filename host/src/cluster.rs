@@ -19,6 +19,7 @@
 //! # Ok(()) }
 //! ```
 
+use crate::error::counted;
 use crate::launch::raw_config;
 use crate::{Device, Error, Kernel, Launch, Result};
 use cudarc::driver::{sys, LaunchConfig};
@@ -63,10 +64,13 @@ impl ClusterConfig {
         x.saturating_mul(y).saturating_mul(z)
     }
 
-    /// Clusters in the grid (once [`check_shape`](Self::check_shape) accepted it).
+    /// Clusters in the grid (once [`check_shape`](Self::check_shape) accepted it), saturating
+    /// at `u32::MAX` (a grid may hold more clusters than a `u32` counts).
     pub fn clusters(&self) -> u32 {
         let (g, c) = (self.grid_dim, self.cluster_dim);
-        (g.0 / c.0.max(1)) * (g.1 / c.1.max(1)) * (g.2 / c.2.max(1))
+        (g.0 / c.0.max(1))
+            .saturating_mul(g.1 / c.1.max(1))
+            .saturating_mul(g.2 / c.2.max(1))
     }
 
     /// The same launch without the cluster dimension (for occupancy queries).
@@ -162,11 +166,11 @@ impl Device {
             })?;
         if cfg.cluster_blocks() > max_cluster_blocks {
             return Err(bad(format!(
-                "a cluster of {} blocks exceeds the {max_cluster_blocks} that this kernel can have \
-                 with {} threads and {} bytes of dynamic shared memory a block",
-                cfg.cluster_blocks(),
-                block_threads(cfg),
-                cfg.shared_mem_bytes
+                "a cluster of {} exceeds the {max_cluster_blocks} that this kernel can have \
+                 with {} and {} of dynamic shared memory a block",
+                counted(cfg.cluster_blocks() as u128, "block"),
+                counted(block_threads(cfg) as u128, "thread"),
+                counted(cfg.shared_mem_bytes as u128, "byte")
             )));
         }
         let mut attr = cluster_attribute(cfg);
@@ -185,11 +189,10 @@ impl Device {
             })?;
         if active <= 0 {
             return Err(bad(format!(
-                "no cluster of {} blocks of {} threads with {} bytes of dynamic shared memory \
-                 fits on the GPU at once",
-                cfg.cluster_blocks(),
-                block_threads(cfg),
-                cfg.shared_mem_bytes
+                "no cluster of {} of {} with {} of dynamic shared memory fits on the GPU at once",
+                counted(cfg.cluster_blocks() as u128, "block"),
+                counted(block_threads(cfg) as u128, "thread"),
+                counted(cfg.shared_mem_bytes as u128, "byte")
             )));
         }
         Ok(ClusterLimit {

@@ -51,7 +51,7 @@ impl Device {
         Ok(CoopLimit {
             blocks_per_sm,
             sms,
-            max_blocks: blocks_per_sm * sms,
+            max_blocks: blocks_per_sm.saturating_mul(sms),
         })
     }
 

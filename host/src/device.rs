@@ -1,3 +1,4 @@
+use crate::ptx::PtxText;
 use crate::{Error, Result};
 use cudarc::driver::{
     sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
@@ -5,30 +6,15 @@ use cudarc::driver::{
 };
 use std::fmt;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Whether a CUDA driver can be used here; `Err` says why not. Never panics (cudarc's
-/// dynamic loader panics when `libcuda.so` is missing, so that is checked first).
+/// Whether a CUDA driver can be used here; `Err` says why not: no `libcuda.so`, one that lacks
+/// entry points this crate calls (not NVIDIA's driver), the CUDA toolkit's stub library, or a
+/// failed `cuInit`. Never panics (cudarc's dynamic loader panics on a missing library or
+/// symbol, so both are checked first).
 pub fn driver_available() -> std::result::Result<(), String> {
-    // SAFETY: only tries to open the library.
-    if !unsafe { sys::is_culib_present() } {
-        return Err("libcuda.so could not be loaded (no NVIDIA driver on this machine)".into());
-    }
-    // The library is present, so the symbol loader does not panic.
-    match cudarc::driver::result::init() {
-        Ok(()) => Ok(()),
-        Err(e) => Err(format!("cuInit failed: {e}")),
-    }
-}
-
-/// [`Error::PtxNotFound`] unless `path` is a file: checked before the driver sees the path.
-fn check_ptx_path(path: &Path) -> Result<()> {
-    if path.is_file() {
-        Ok(())
-    } else {
-        Err(Error::PtxNotFound(path.to_path_buf()))
-    }
+    crate::loader::init()
 }
 
 /// One GPU: its context and the stream everything here launches and copies on.
@@ -55,9 +41,12 @@ impl fmt::Debug for Device {
 }
 
 impl Device {
-    /// Opens GPU `ordinal`, or reports [`Error::NoDriver`].
+    /// Opens GPU `ordinal`; [`Error::NoDriver`] without a driver, [`Error::NoSuchGpu`] for an
+    /// ordinal the machine does not have (naming how many it has).
     pub fn open(ordinal: usize) -> Result<Device> {
-        driver_available().map_err(Error::NoDriver)?;
+        // The count first: cudarc passes the ordinal to the driver as an i32, so 1 << 32 would
+        // open GPU 0. No count exceeds i32::MAX, so such an ordinal never reaches the driver.
+        crate::multi::check_ordinals(&[ordinal], Device::count()?)?;
         let ctx = CudaContext::new(ordinal).map_err(|e| Error::Driver {
             what: format!("opening GPU {ordinal}"),
             source: e,
@@ -150,17 +139,13 @@ impl Device {
             .map_err(|e| self.driver_error("reading a device attribute", e))
     }
 
-    /// Loads a PTX file; [`Error::PtxNotFound`] before touching the driver if it is missing.
-    /// The module's [name](Module::name) (what errors say) is the path.
+    /// Loads a PTX file: [`Error::PtxNotFound`] if it is missing, [`Error::PtxUnreadable`] if
+    /// it is not UTF-8 text (or a directory), both before touching the driver; then as
+    /// [`load_ptx_str`](Self::load_ptx_str). Any path works, UTF-8 or not. The module's
+    /// [name](Module::name) (what errors say) is the path.
     pub fn load_ptx(&self, path: &Path) -> Result<Module> {
-        check_ptx_path(path)?;
-        let name = path.display().to_string();
-        let ptx = cudarc::nvrtc::Ptx::from_file(path);
-        let module = self
-            .ctx
-            .load_module(ptx)
-            .map_err(|e| self.driver_error(&format!("loading {name}"), e))?;
-        Ok(self.module(module, name))
+        let text = crate::ptx::read_ptx(path)?;
+        self.load_ptx_str(&path.display().to_string(), &text)
     }
 
     /// Loads PTX text, e.g. embedded with `include_str!(env!("MY_KERNELS_PTX"))` (the variable
@@ -188,11 +173,12 @@ impl Device {
             .ctx
             .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
             .map_err(|e| self.driver_error(&what, e))?;
-        Ok(self.module(module, name.to_string()))
+        Ok(self.module(module, name.to_string(), ptx))
     }
 
-    fn module(&self, module: Arc<CudaModule>, name: String) -> Module {
+    fn module(&self, module: Arc<CudaModule>, name: String, ptx: &str) -> Module {
         Module {
+            ptx: Arc::new(PtxText::new(ptx)),
             module,
             stream: self.stream.clone(),
             name: name.into(),
@@ -204,6 +190,8 @@ impl Device {
         if n == 0 {
             return Err(Error::Empty("buffer length"));
         }
+        // cudarc multiplies without checking: a wrapped size would allocate a few bytes.
+        crate::error::byte_len::<T>(n, "device buffer")?;
         self.stream
             .alloc_zeros(n)
             .map_err(|e| self.driver_error("allocating device memory", e))
@@ -259,6 +247,8 @@ pub struct Module {
     /// The stream of the GPU that loaded it (its context is the module's).
     stream: Arc<CudaStream>,
     name: Arc<str>,
+    /// The text it was loaded from: its kernels' parameter sizes ([`Kernel::param_sizes`]).
+    ptx: Arc<PtxText>,
 }
 
 impl fmt::Debug for Module {
@@ -282,19 +272,30 @@ impl Module {
         &self.module
     }
 
-    /// The kernel called `name`, or [`Error::KernelNotFound`].
+    /// The kernel called `name`, or [`Error::KernelNotFound`] (also for a name no kernel can
+    /// have: empty, or holding a NUL byte).
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        let not_found = || Error::KernelNotFound {
+            module: self.name.to_string(),
+            name: name.to_string(),
+        };
+        // Before the driver: cudarc panics making a C string of a name with a NUL byte, and the
+        // driver answers an empty name with CUDA_ERROR_INVALID_VALUE.
+        if crate::error::bad_name(name).is_some() {
+            return Err(not_found());
+        }
         match self.module.load_function(name) {
             Ok(function) => Ok(Kernel {
                 function,
                 name: name.to_string(),
                 module: self.name.clone(),
-                params: Arc::new(OnceLock::new()),
+                ptx: self.ptx.clone(),
             }),
-            Err(DriverError(sys::CUresult::CUDA_ERROR_NOT_FOUND)) => Err(Error::KernelNotFound {
-                module: self.name.to_string(),
-                name: name.to_string(),
-            }),
+            // INVALID_VALUE is how the driver refuses some names it has no kernel of; the module
+            // handle itself is valid as long as `self`.
+            Err(DriverError(
+                sys::CUresult::CUDA_ERROR_NOT_FOUND | sys::CUresult::CUDA_ERROR_INVALID_VALUE,
+            )) => Err(not_found()),
             Err(source) => Err(Error::Driver {
                 what: format!("looking up kernel `{name}` in {}", self.name),
                 source,
@@ -306,6 +307,14 @@ impl Module {
     /// [`Error::GlobalNotFound`].
     fn global(&self, name: &str) -> Result<(u64, usize)> {
         let what = || format!("looking up global `{name}` in {}", self.name);
+        let not_found = || Error::GlobalNotFound {
+            module: self.name.to_string(),
+            name: name.to_string(),
+        };
+        // Before the driver, as for kernels: no global has such a name.
+        if crate::error::bad_name(name).is_some() {
+            return Err(not_found());
+        }
         self.stream
             .context()
             .bind_to_thread()
@@ -318,10 +327,11 @@ impl Module {
                 let (ptr, _guard) = view.device_ptr(&self.stream);
                 Ok((ptr, view.len()))
             }
-            Err(DriverError(sys::CUresult::CUDA_ERROR_NOT_FOUND)) => Err(Error::GlobalNotFound {
-                module: self.name.to_string(),
-                name: name.to_string(),
-            }),
+            // The driver answers the name of a kernel (a symbol, but not a variable) with
+            // INVALID_VALUE rather than NOT_FOUND.
+            Err(DriverError(
+                sys::CUresult::CUDA_ERROR_NOT_FOUND | sys::CUresult::CUDA_ERROR_INVALID_VALUE,
+            )) => Err(not_found()),
             Err(source) => Err(Error::Driver {
                 what: what(),
                 source,
@@ -436,8 +446,8 @@ pub struct Kernel {
     function: CudaFunction,
     name: String,
     module: Arc<str>,
-    /// The parameters' sizes as the driver reports them, queried on first use.
-    params: Arc<OnceLock<Option<Vec<usize>>>>,
+    /// Its module's text, which declares its parameters.
+    ptx: Arc<PtxText>,
 }
 
 impl fmt::Debug for Kernel {
@@ -465,41 +475,15 @@ impl Kernel {
         &self.module
     }
 
-    /// The size in bytes of each of the kernel's parameters, as the driver reports them
-    /// (`cuFuncGetParamInfo`); `None` where it cannot (drivers older than CUDA 12.4) or for a
-    /// kernel without parameters. [`Launch`](crate::Launch) checks its arguments against them.
+    /// The size in bytes of each of the kernel's parameters, as its `.entry` declaration in the
+    /// module's PTX gives them (`Some(&[])` for a kernel without parameters); `None` where the
+    /// declaration is one this crate cannot read for certain (an unknown parameter type, say).
+    /// [`Launch`](crate::Launch) checks its arguments against them. Reading the text makes no
+    /// driver call (asking the driver, `cuFuncGetParamInfo`, would mean a failing call past
+    /// the last parameter, which compute-sanitizer reports).
     pub fn param_sizes(&self) -> Option<&[usize]> {
-        self.params
-            .get_or_init(|| param_sizes(&self.function))
-            .as_deref()
+        self.ptx.param_sizes(&self.name)
     }
-}
-
-/// `cuFuncGetParamInfo` for each parameter, until it says there are no more.
-fn param_sizes(f: &CudaFunction) -> Option<Vec<usize>> {
-    let mut version = 0;
-    // SAFETY: writes one int; a kernel exists, so the driver is loaded.
-    unsafe { sys::cuDriverGetVersion(&mut version) }
-        .result()
-        .ok()?;
-    if version < 12040 {
-        return None; // no cuFuncGetParamInfo (calling it would panic in cudarc's loader)
-    }
-    let mut sizes = Vec::new();
-    // PTX kernels take at most 32764 bytes of parameters (4096 of 8 bytes on sm_70+).
-    for index in 0..8192 {
-        let (mut offset, mut size) = (0usize, 0usize);
-        // SAFETY: a valid function handle (alive as long as `f`) and two out-parameters.
-        let r = unsafe { sys::cuFuncGetParamInfo(f.cu_function(), index, &mut offset, &mut size) };
-        match r {
-            sys::CUresult::CUDA_SUCCESS => sizes.push(size),
-            // Past the last parameter. At index 0 it could also be a driver that cannot tell:
-            // no parameters is then no check.
-            sys::CUresult::CUDA_ERROR_INVALID_VALUE if index > 0 => return Some(sizes),
-            _ => return None,
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -521,6 +505,7 @@ mod tests {
         if let Err(why) = driver_available() {
             assert!(
                 why.starts_with("libcuda.so could not be loaded")
+                    || why.contains("is not a usable NVIDIA driver")
                     || why.starts_with("cuInit failed"),
                 "{why}"
             );
@@ -539,19 +524,20 @@ mod tests {
             }
             return;
         }
-        let e = Device::open(4096).expect_err("opened a GPU 4096");
-        let msg = e.to_string();
-        match &e {
-            Error::Driver {
-                what,
-                source: DriverError(sys::CUresult::CUDA_ERROR_INVALID_DEVICE),
-            } => assert_eq!(what, "opening GPU 4096"),
-            _ => panic!("expected CUDA_ERROR_INVALID_DEVICE opening GPU 4096, got {msg}"),
+        let count = Device::count().expect("a driver that cannot count its GPUs");
+        // 1 << 32 is GPU 0 to a driver that takes the ordinal as an i32.
+        for ordinal in [4096, 1 << 32, usize::MAX] {
+            match Device::open(ordinal) {
+                Err(Error::NoSuchGpu {
+                    ordinal: o,
+                    count: c,
+                }) => {
+                    assert_eq!((o, c), (ordinal, count))
+                }
+                Err(e) => panic!("GPU {ordinal}: expected NoSuchGpu, got {e}"),
+                Ok(_) => panic!("opened a GPU {ordinal}"),
+            }
         }
-        assert!(
-            msg.starts_with("opening GPU 4096: CUDA_ERROR_INVALID_DEVICE"),
-            "{msg}"
-        );
         let gpu = Device::open(0).expect("a driver but no GPU 0");
         let missing = Path::new("/nonexistent/ptx_sync_test_kernels.ptx");
         match gpu.load_ptx(missing) {
@@ -593,7 +579,7 @@ mod tests {
     #[test]
     fn missing_ptx_is_reported_before_the_driver() {
         let path = Path::new("/nonexistent/ptx_sync_test_kernels.ptx");
-        let e = check_ptx_path(path).unwrap_err();
+        let e = crate::ptx::read_ptx(path).unwrap_err();
         assert!(matches!(&e, Error::PtxNotFound(p) if p == path));
         let msg = e.to_string();
         assert!(
@@ -602,6 +588,9 @@ mod tests {
         );
         assert!(msg.contains("cargo xtask build-ptx"), "{msg}");
         // A directory is not a PTX file either.
-        assert!(check_ptx_path(&std::env::temp_dir()).is_err());
+        assert!(matches!(
+            crate::ptx::read_ptx(&std::env::temp_dir()),
+            Err(Error::PtxUnreadable { .. })
+        ));
     }
 }

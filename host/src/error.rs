@@ -1,7 +1,6 @@
 use cudarc::driver::DriverError;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 /// What went wrong, in words that say what to do about it.
@@ -18,6 +17,14 @@ pub enum Error {
     },
     /// The PTX file does not exist (checked before the driver is asked to load it).
     PtxNotFound(PathBuf),
+    /// The PTX file exists but cannot be read as text: a directory, no permission, or bytes
+    /// that are not UTF-8 (PTX is ASCII). Checked before the driver sees it.
+    PtxUnreadable {
+        /// The path given.
+        path: PathBuf,
+        /// Why reading it failed.
+        source: std::io::Error,
+    },
     /// The module has no kernel of that name.
     KernelNotFound {
         /// The module that was searched: its file's path, or the name given to
@@ -43,7 +50,7 @@ pub enum Error {
         found: usize,
     },
     /// The arguments pushed do not match the kernel's parameters (in number or in size), as
-    /// the driver reports them (`cuFuncGetParamInfo`, CUDA 12.4+ drivers).
+    /// the module's PTX declares them ([`Kernel::param_sizes`](crate::Kernel::param_sizes)).
     BadArguments {
         /// The kernel's name.
         kernel: String,
@@ -84,7 +91,20 @@ pub enum Error {
     },
     /// A request for zero elements or zero threads.
     Empty(&'static str),
-    /// There is no GPU of that ordinal ([`Device::open_list`](crate::Device::open_list)).
+    /// A buffer of `len` elements of `elem_bytes` bytes each would span more than `isize::MAX`
+    /// bytes (or more than `usize` can count): more than any allocation can address. Refused
+    /// before the driver is asked.
+    TooLarge {
+        /// What was being allocated, e.g. "device buffer".
+        what: &'static str,
+        /// Elements asked for.
+        len: usize,
+        /// `size_of` one element, in bytes.
+        elem_bytes: usize,
+    },
+    /// There is no GPU of that ordinal ([`Device::open`](crate::Device::open),
+    /// [`Device::open_list`](crate::Device::open_list)); checked against the driver's count
+    /// before the ordinal reaches it.
     NoSuchGpu {
         /// The ordinal asked for.
         ordinal: usize,
@@ -138,24 +158,51 @@ impl fmt::Display for Error {
                  or `cargo xtask build-ptx` in the ptx-sync repository)",
                 p.display()
             ),
-            Error::KernelNotFound { module, name } => write!(
-                f,
-                "no kernel `{name}` in {module} (is it #[unsafe(no_mangle)] pub extern \"ptx-kernel\"?)"
-            ),
-            Error::GlobalNotFound { module, name } => write!(
-                f,
-                "no global `{name}` in {module} (is it a #[unsafe(no_mangle)] static of the kernel crate?)"
-            ),
+            Error::PtxUnreadable { path, source } => {
+                let hint = match source.kind() {
+                    std::io::ErrorKind::InvalidData => "PTX is ASCII text: is this the .ptx file?",
+                    std::io::ErrorKind::IsADirectory => "give the path of the .ptx file in it",
+                    std::io::ErrorKind::PermissionDenied => "let this process read it",
+                    _ => "give the path of a readable .ptx file",
+                };
+                write!(f, "cannot read PTX file {}: {source} ({hint})", path.display())
+            }
+            Error::KernelNotFound { module, name } => match bad_name(name) {
+                Some(_) if name.is_empty() => {
+                    write!(f, "the kernel name is empty: give the name of a kernel in {module}")
+                }
+                Some(why) => write!(f, "no kernel `{}` in {module} ({why})", name.escape_debug()),
+                None => write!(
+                    f,
+                    "no kernel `{name}` in {module} (is it #[unsafe(no_mangle)] pub extern \"ptx-kernel\"?)"
+                ),
+            },
+            Error::GlobalNotFound { module, name } => match bad_name(name) {
+                Some(_) if name.is_empty() => {
+                    write!(f, "the global name is empty: give the name of a global in {module}")
+                }
+                Some(why) => write!(f, "no global `{}` in {module} ({why})", name.escape_debug()),
+                None => write!(
+                    f,
+                    "no global `{name}` in {module} (is it a #[unsafe(no_mangle)] static of the kernel crate?)"
+                ),
+            },
             Error::GlobalSize { name, expected, found } => write!(
                 f,
-                "global `{name}` is {found} bytes, but the host type is {expected} bytes"
+                "global `{name}` is {}, but the host type is {}",
+                counted(*found as u128, "byte"),
+                counted(*expected as u128, "byte")
             ),
             Error::BadArguments { kernel, why } => write!(f, "arguments of `{kernel}`: {why}"),
             Error::GridTooLarge { kernel, requested_blocks, limit, block_threads } => write!(
                 f,
-                "cooperative launch of `{kernel}` with {requested_blocks} blocks of {block_threads} threads \
-                 exceeds the limit of {} blocks ({} per SM x {} SMs) that can be resident at once",
-                limit.max_blocks, limit.blocks_per_sm, limit.sms
+                "cooperative launch of `{kernel}` with {} of {} exceeds the limit of {} \
+                 ({} per SM x {}) that can be resident at once",
+                counted(*requested_blocks as u128, "block"),
+                counted(*block_threads as u128, "thread"),
+                counted(limit.max_blocks as u128, "block"),
+                limit.blocks_per_sm,
+                counted(limit.sms as u128, "SM")
             ),
             Error::NoCooperativeLaunch { device } => write!(f, "{device} does not support cooperative launches"),
             Error::NoClusters { device, compute_capability: (major, minor) } => write!(
@@ -164,11 +211,26 @@ impl fmt::Display for Error {
             ),
             Error::BadCluster { kernel, config: c, why } => write!(
                 f,
-                "cluster launch of `{kernel}` with grid ({}, {}, {}), clusters of ({}, {}, {}), {} threads a block: {why}",
+                "cluster launch of `{kernel}` with grid ({}, {}, {}), clusters of ({}, {}, {}), {} a block: {why}",
                 c.grid_dim.0, c.grid_dim.1, c.grid_dim.2, c.cluster_dim.0, c.cluster_dim.1, c.cluster_dim.2,
-                c.block_dim.0 * c.block_dim.1 * c.block_dim.2
+                // In u128: the product of three u32s cannot overflow it.
+                counted(c.block_dim.0 as u128 * c.block_dim.1 as u128 * c.block_dim.2 as u128, "thread")
             ),
             Error::Empty(what) => write!(f, "{what} must not be zero"),
+            Error::TooLarge { what, len, elem_bytes } => {
+                let (n, each) = (counted(*len as u128, "element"), counted(*elem_bytes as u128, "byte"));
+                let size = match len.checked_mul(*elem_bytes) {
+                    Some(bytes) => format!("{bytes} bytes"),
+                    None => "more bytes than a usize can count".into(),
+                };
+                write!(
+                    f,
+                    "{what} of {n} of {each} needs {size}, more than the {} (isize::MAX) one \
+                     allocation can span: ask for fewer elements (is the length a subtraction that \
+                     wrapped below zero, or a byte count given as an element count?)",
+                    isize::MAX
+                )
+            }
             Error::NoSuchGpu { ordinal, count } => write!(
                 f,
                 "there is no GPU {ordinal}: this machine has {}",
@@ -176,7 +238,8 @@ impl fmt::Display for Error {
             ),
             Error::TooFewGpus { needed, count } => write!(
                 f,
-                "this needs {needed} GPUs, but this machine has {}",
+                "this needs {}, but this machine has {}",
+                counted(*needed as u128, "GPU"),
                 gpus(*count)
             ),
             Error::NoPeerAccess { gpu, peer, why } => write!(
@@ -185,13 +248,57 @@ impl fmt::Display for Error {
             ),
             Error::NotMapped { gpu, mapped } => write!(
                 f,
-                "the buffer is not mapped for GPU {gpu}, only for GPU {}",
+                "the buffer is not mapped for GPU {gpu}, only for {} {}",
+                if mapped.len() == 1 { "GPU" } else { "GPUs" },
                 mapped.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(", ")
             ),
             Error::Timeout { what, limit } => {
                 write!(f, "{what} did not finish within {:.1} s (deadlocked kernel?)", limit.as_secs_f64())
             }
         }
+    }
+}
+
+/// The size in bytes of `len` elements of `T`, or [`Error::TooLarge`] where it overflows `usize`
+/// or exceeds `isize::MAX`, the most one allocation can span (Rust's slices and the driver's
+/// allocators alike). Every allocator here calls it before asking the driver: cudarc multiplies
+/// the length by the element size without checking, so a wrapped product would allocate a few
+/// bytes behind a buffer whose `len()` is huge.
+pub(crate) fn byte_len<T>(len: usize, what: &'static str) -> Result<usize> {
+    bytes_of(len, std::mem::size_of::<T>(), what)
+}
+
+/// [`byte_len`] for an element size known at run time.
+pub(crate) fn bytes_of(len: usize, elem_bytes: usize, what: &'static str) -> Result<usize> {
+    match len.checked_mul(elem_bytes) {
+        Some(bytes) if bytes <= isize::MAX as usize => Ok(bytes),
+        _ => Err(Error::TooLarge {
+            what,
+            len,
+            elem_bytes,
+        }),
+    }
+}
+
+/// "1 byte", "0 bytes", "2 bytes": `n` and `unit`, plural unless `n` is 1 (every unit these
+/// messages count takes an "s"). `u128` holds any count here, products of `u32`s included.
+pub(crate) fn counted(n: u128, unit: &str) -> String {
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
+    }
+}
+
+/// Why no kernel or global can have `name`, where that is the reason it was not found: the
+/// driver takes names as C strings, and PTX has no empty identifier.
+pub(crate) fn bad_name(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("the name is empty")
+    } else if name.contains('\0') {
+        Some("a name cannot contain a NUL byte")
+    } else {
+        None
     }
 }
 
@@ -204,13 +311,14 @@ fn gpus(count: usize) -> String {
     }
 }
 
-/// `CUDA_ERROR_X (the driver's description)`. cudarc's own `Display` asks `libcuda.so` for
-/// the description and panics where the library is missing, so that is checked first.
-fn describe(e: &DriverError) -> String {
-    static LIB: OnceLock<bool> = OnceLock::new();
-    // SAFETY: only tries to open the library.
-    let present = *LIB.get_or_init(|| unsafe { cudarc::driver::sys::is_culib_present() });
-    match present.then(|| e.error_string()) {
+/// `CUDA_ERROR_X (the driver's description)`. cudarc asks `libcuda.so` for the description
+/// and panics where the library is missing or lacks `cuGetErrorString`, so that is checked
+/// first.
+pub(crate) fn describe(e: &DriverError) -> String {
+    match crate::loader::check_library()
+        .is_ok()
+        .then(|| e.error_string())
+    {
         Some(Ok(text)) => format!("{:?} ({})", e.0, text.to_string_lossy()),
         _ => format!("{:?}", e.0),
     }
@@ -220,6 +328,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Driver { source, .. } => Some(source),
+            Error::PtxUnreadable { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -322,5 +431,266 @@ mod tests {
         assert!(e
             .to_string()
             .starts_with("launch: CUDA_ERROR_LAUNCH_FAILED"));
+    }
+
+    /// Seeded xorshift64: the same inputs on every run.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// The checked size never panics and refuses exactly the products past `isize::MAX`
+    /// (overflowing ones included), for the edge values and 20,000 random pairs: lengths and
+    /// element sizes each drawn from the whole range, from around the limit, or small.
+    #[test]
+    fn byte_len_refuses_exactly_past_isize_max() {
+        const LIMIT: u128 = isize::MAX as u128;
+        let mut checks = 0;
+        let mut check = |len: usize, elem: usize| {
+            let exact = len as u128 * elem as u128; // cannot overflow u128
+            match bytes_of(len, elem, "buffer") {
+                Ok(bytes) => assert!(exact <= LIMIT && bytes as u128 == exact, "{len} x {elem}"),
+                Err(Error::TooLarge {
+                    what: "buffer",
+                    len: l,
+                    elem_bytes: e,
+                }) => {
+                    assert!(exact > LIMIT && (l, e) == (len, elem), "{len} x {elem}")
+                }
+                Err(other) => panic!("{len} x {elem}: {other}"),
+            }
+            checks += 1;
+        };
+        let elems = [
+            0,
+            1,
+            2,
+            3,
+            4,
+            8,
+            12,
+            16,
+            24,
+            4096,
+            1 << 32,
+            isize::MAX as usize,
+            usize::MAX,
+        ];
+        let mut edges = vec![
+            0,
+            1,
+            2,
+            255,
+            isize::MAX as usize,
+            isize::MAX as usize + 1,
+            usize::MAX,
+        ];
+        for &e in &elems[1..] {
+            let (max_ok, wraps) = (isize::MAX as usize / e, usize::MAX / e);
+            edges.extend([
+                max_ok,
+                max_ok + 1,
+                wraps,
+                wraps.saturating_add(1),
+                wraps.saturating_add(2),
+            ]);
+        }
+        for &len in &edges {
+            for &elem in &elems {
+                check(len, elem);
+            }
+        }
+        let mut rng = Rng(0x0123_4567_89ab_cdef);
+        let draw = |rng: &mut Rng| match rng.next() % 3 {
+            0 => rng.next() as usize,
+            1 => (isize::MAX as usize / (1 + (rng.next() % 64) as usize))
+                .wrapping_add((rng.next() % 5) as usize)
+                .wrapping_sub(2),
+            _ => (rng.next() % 4097) as usize,
+        };
+        for _ in 0..20_000 {
+            let (len, elem) = (draw(&mut rng), draw(&mut rng));
+            check(len, elem);
+        }
+        // The typed helper is the same check at size_of::<T>().
+        assert!(byte_len::<u64>(isize::MAX as usize / 8, "b").is_ok());
+        assert!(matches!(
+            byte_len::<u64>(usize::MAX / 8 + 2, "device buffer"),
+            Err(Error::TooLarge { what: "device buffer", len, elem_bytes: 8 }) if len == usize::MAX / 8 + 2
+        ));
+        assert!(byte_len::<[u8; 0]>(usize::MAX, "b").is_ok()); // zero-sized: 0 bytes
+        checks += 3;
+        assert_eq!(checks, edges.len() * elems.len() + 20_000 + 3);
+    }
+
+    /// Names no kernel or global can have: empty, or holding a NUL byte (also random ones);
+    /// every other name, however odd, goes to the driver to answer.
+    #[test]
+    fn names_refused_before_the_driver() {
+        let mut checks = 0;
+        for name in ["", "\0", "k\0x", "\0k", "k\0"] {
+            assert!(bad_name(name).is_some(), "{name:?}");
+            checks += 1;
+        }
+        let huge = "k".repeat(1 << 20);
+        for name in [
+            "k",
+            "misuse_fill",
+            "ядро",
+            "🦀",
+            "a b",
+            "$x%",
+            huge.as_str(),
+        ] {
+            assert_eq!(bad_name(name), None, "{name:?}");
+            checks += 1;
+        }
+        let alphabet: Vec<char> = "ab_$%.\0é🦀".chars().collect();
+        let mut rng = Rng(0xfeed_f00d_dead_beef);
+        for _ in 0..5000 {
+            let len = (rng.next() % 24) as usize;
+            let name: String = (0..len)
+                .map(|_| alphabet[(rng.next() % alphabet.len() as u64) as usize])
+                .collect();
+            let bad = name.is_empty() || name.contains('\0');
+            assert_eq!(bad_name(&name).is_some(), bad, "{name:?}");
+            checks += 1;
+        }
+        let k = |name: &str| {
+            Error::KernelNotFound {
+                module: "m.ptx".into(),
+                name: name.into(),
+            }
+            .to_string()
+        };
+        let g = |name: &str| {
+            Error::GlobalNotFound {
+                module: "m.ptx".into(),
+                name: name.into(),
+            }
+            .to_string()
+        };
+        assert_eq!(
+            k(""),
+            "the kernel name is empty: give the name of a kernel in m.ptx"
+        );
+        assert_eq!(
+            k("k\0x"),
+            "no kernel `k\\0x` in m.ptx (a name cannot contain a NUL byte)"
+        );
+        assert_eq!(
+            g(""),
+            "the global name is empty: give the name of a global in m.ptx"
+        );
+        assert_eq!(
+            g("\0"),
+            "no global `\\0` in m.ptx (a name cannot contain a NUL byte)"
+        );
+        assert_eq!(
+            g("ядро"),
+            "no global `ядро` in m.ptx (is it a #[unsafe(no_mangle)] static of the kernel crate?)"
+        );
+        checks += 5;
+        assert_eq!(checks, 5 + 7 + 5000 + 5);
+    }
+
+    /// Counts read right at 0, 1 and many.
+    #[test]
+    fn messages_count_in_words() {
+        let mut checks = 0;
+        let mut check = |e: Error, want: &str| {
+            assert_eq!(e.to_string(), want);
+            checks += 1;
+        };
+        check(
+            Error::TooFewGpus {
+                needed: 1,
+                count: 0,
+            },
+            "this needs 1 GPU, but this machine has no GPU",
+        );
+        check(
+            Error::TooFewGpus {
+                needed: 3,
+                count: 2,
+            },
+            "this needs 3 GPUs, but this machine has 2 GPUs (ordinals 0 to 1)",
+        );
+        check(
+            Error::GlobalSize {
+                name: "B".into(),
+                expected: 1,
+                found: 4,
+            },
+            "global `B` is 4 bytes, but the host type is 1 byte",
+        );
+        check(
+            Error::GridTooLarge {
+                kernel: "k".into(),
+                requested_blocks: 1,
+                limit: CoopLimit {
+                    blocks_per_sm: 0,
+                    sms: 1,
+                    max_blocks: 0,
+                },
+                block_threads: 1,
+            },
+            "cooperative launch of `k` with 1 block of 1 thread exceeds the limit of 0 blocks \
+             (0 per SM x 1 SM) that can be resident at once",
+        );
+        check(
+            Error::NotMapped {
+                gpu: 3,
+                mapped: vec![1],
+            },
+            "the buffer is not mapped for GPU 3, only for GPU 1",
+        );
+        check(
+            Error::TooLarge {
+                what: "device buffer",
+                len: 1,
+                elem_bytes: usize::MAX,
+            },
+            &format!(
+                "device buffer of 1 element of {} bytes needs {} bytes, more than the {} \
+                 (isize::MAX) one allocation can span: ask for fewer elements (is the length a \
+                 subtraction that wrapped below zero, or a byte count given as an element count?)",
+                usize::MAX,
+                usize::MAX,
+                isize::MAX
+            ),
+        );
+        check(
+            Error::BadCluster {
+                kernel: "k".into(),
+                config: crate::ClusterConfig::linear(1, 1, 1, 0),
+                why: "w".into(),
+            },
+            "cluster launch of `k` with grid (1, 1, 1), clusters of (1, 1, 1), 1 thread a block: w",
+        );
+        // A block whose thread count overflows u32 is still counted exactly (it used to
+        // overflow in the message itself).
+        let mut big = crate::ClusterConfig::linear(1, 1, u32::MAX, 0);
+        big.block_dim = (u32::MAX, u32::MAX, 2);
+        let msg = Error::BadCluster {
+            kernel: "k".into(),
+            config: big,
+            why: "w".into(),
+        }
+        .to_string();
+        assert!(
+            msg.contains(&format!(
+                "{} threads a block",
+                u32::MAX as u128 * u32::MAX as u128 * 2
+            )),
+            "{msg}"
+        );
+        checks += 1;
+        assert_eq!(checks, 8);
     }
 }

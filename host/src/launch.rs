@@ -1,6 +1,7 @@
 //! One launch path for every kind of launch: the [`Launch`] builder and the
 //! [`launch!`](crate::launch!) macro (their docs say what they take).
 
+use crate::error::counted;
 use crate::{ClusterConfig, ClusterLimit, CoopLimit, Device, Error, Kernel, MappedBuffer, Result};
 use cudarc::driver::{
     sys, CudaSlice, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig,
@@ -85,8 +86,14 @@ pub fn launch_config(
 fn geometry(cfg: &LaunchConfig) -> String {
     let (g, b) = (cfg.grid_dim, cfg.block_dim);
     format!(
-        "grid ({}, {}, {}) x block ({}, {}, {}), {} bytes of dynamic shared memory",
-        g.0, g.1, g.2, b.0, b.1, b.2, cfg.shared_mem_bytes
+        "grid ({}, {}, {}) x block ({}, {}, {}), {} of dynamic shared memory",
+        g.0,
+        g.1,
+        g.2,
+        b.0,
+        b.1,
+        b.2,
+        counted(cfg.shared_mem_bytes as u128, "byte")
     )
 }
 
@@ -107,21 +114,28 @@ fn check_nonzero(cfg: &LaunchConfig) -> Result<()> {
 
 /// Why `given` argument sizes do not fit `params` parameter sizes, if they do not.
 pub(crate) fn argument_mismatch(given: &[usize], params: &[usize]) -> Option<String> {
-    let list = |sizes: &[usize]| {
-        sizes
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
+    // "1 byte", "8 bytes", "8, 4 bytes".
+    let sizes = |sizes: &[usize]| match sizes {
+        [one] => counted(*one as u128, "byte"),
+        _ => format!(
+            "{} bytes",
+            sizes
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     };
     if given.len() != params.len() {
-        return Some(format!(
-            "{} given ({} bytes), but the kernel takes {} ({} bytes)",
-            given.len(),
-            list(given),
-            params.len(),
-            list(params)
-        ));
+        let given = match given {
+            [] => "none given".to_string(),
+            _ => format!("{} given ({})", given.len(), sizes(given)),
+        };
+        let takes = match params {
+            [] => "none".to_string(),
+            _ => format!("{} ({})", params.len(), sizes(params)),
+        };
+        return Some(format!("{given}, but the kernel takes {takes}"));
     }
     let (i, (g, p)) = given
         .iter()
@@ -159,11 +173,10 @@ enum Kind {
 /// [`arg_ref`](Self::arg_ref) takes any other [`DeviceRepr`] (a `#[repr(C)]` struct) by
 /// reference.
 ///
-/// Where the driver can tell (CUDA 12.4+ drivers: `cuFuncGetParamInfo`,
-/// [`Kernel::param_sizes`]), the arguments are checked against the kernel's parameters, in
-/// number and in size, before launching: a missing argument, or an unsuffixed integer literal
-/// (an `i32`) given for a `u64` parameter, is [`Error::BadArguments`] instead of a kernel
-/// reading garbage.
+/// Where the module's PTX declares them ([`Kernel::param_sizes`]), the arguments are checked
+/// against the kernel's parameters, in number and in size, before launching: a missing
+/// argument, or an unsuffixed integer literal (an `i32`) given for a `u64` parameter, is
+/// [`Error::BadArguments`] instead of a kernel reading garbage.
 ///
 /// ```no_run
 /// use ptx_sync_host::{cudarc::driver::PushKernelArg, launch_config, ClusterConfig, Device};
@@ -256,7 +269,7 @@ impl<'a> Launch<'a> {
         self.owned.push(boxed);
     }
 
-    /// Checks the arguments against the kernel's parameters where the driver reports them.
+    /// Checks the arguments against the kernel's parameters where its PTX declares them.
     fn check_arguments(&self) -> Result<()> {
         match self.kernel.param_sizes() {
             Some(params) => match argument_mismatch(&self.sizes, params) {
@@ -275,21 +288,27 @@ impl<'a> Launch<'a> {
         if bytes <= DEFAULT_DYNAMIC_SHARED {
             return Ok(());
         }
+        let what = || {
+            format!(
+                "allowing {bytes} bytes of dynamic shared memory for `{}`",
+                self.kernel.name()
+            )
+        };
+        // The attribute is an i32: past i32::MAX the value would wrap to a negative one. It is
+        // far beyond any GPU's shared memory, which the driver refuses with INVALID_VALUE.
+        let Ok(value) = i32::try_from(bytes) else {
+            return Err(Error::Driver {
+                what: format!("{} (more than i32::MAX bytes)", what()),
+                source: cudarc::driver::DriverError(sys::CUresult::CUDA_ERROR_INVALID_VALUE),
+            });
+        };
         self.kernel
             .function()
             .set_attribute(
                 sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                bytes as i32,
+                value,
             )
-            .map_err(|e| {
-                self.gpu.driver_error(
-                    &format!(
-                        "allowing {bytes} bytes of dynamic shared memory for `{}`",
-                        self.kernel.name()
-                    ),
-                    e,
-                )
-            })
+            .map_err(|e| self.gpu.driver_error(&what(), e))
     }
 
     /// Launches `cfg` with `cuLaunchKernelEx` and the attributes of `kind`.
@@ -301,7 +320,6 @@ impl<'a> Launch<'a> {
         gpu.context()
             .bind_to_thread()
             .map_err(|e| gpu.driver_error("binding the context", e))?;
-        // After binding: the parameter query may want a current context.
         self.check_arguments()?;
         // SAFETY: an all-zero attribute is a valid plain-data value (an id and a union of
         // integers).
@@ -351,7 +369,7 @@ impl<'a> Launch<'a> {
     }
 
     /// Launches `cfg` (a plain launch); [`Error::Empty`] for a zero grid or block dimension,
-    /// [`Error::BadArguments`] where the driver reports parameters the arguments do not fit.
+    /// [`Error::BadArguments`] where the arguments do not fit the parameters the PTX declares.
     /// Dynamic shared memory above 48 KiB is allowed for the kernel first.
     ///
     /// # Safety
@@ -617,10 +635,30 @@ mod tests {
     fn argument_mismatches_say_which() {
         assert_eq!(argument_mismatch(&[8, 4], &[8, 4]), None);
         assert_eq!(argument_mismatch(&[], &[]), None);
-        assert_eq!(
-            argument_mismatch(&[8, 4], &[8, 4, 8]).unwrap(),
-            "2 given (8, 4 bytes), but the kernel takes 3 (8, 4, 8 bytes)"
-        );
+        let mut checks = 0;
+        for (given, params, want) in [
+            (
+                &[8, 4][..],
+                &[8, 4, 8][..],
+                "2 given (8, 4 bytes), but the kernel takes 3 (8, 4, 8 bytes)",
+            ),
+            (
+                &[],
+                &[8, 4],
+                "none given, but the kernel takes 2 (8, 4 bytes)",
+            ),
+            (&[], &[8], "none given, but the kernel takes 1 (8 bytes)"),
+            (&[1], &[], "1 given (1 byte), but the kernel takes none"),
+            (
+                &[4, 8],
+                &[1],
+                "2 given (4, 8 bytes), but the kernel takes 1 (1 byte)",
+            ),
+        ] {
+            assert_eq!(argument_mismatch(given, params).as_deref(), Some(want));
+            checks += 1;
+        }
+        assert_eq!(checks, 5);
         let why = argument_mismatch(&[8, 4, 4], &[8, 4, 8]).unwrap();
         assert!(
             why.starts_with("argument 2 (counting from 0) is 4 bytes, but the parameter is 8"),

@@ -39,8 +39,10 @@ mod cooperative;
 mod device;
 mod error;
 mod launch;
+mod loader;
 mod mapped;
 pub mod multi;
+mod ptx;
 pub mod sys;
 
 pub use cluster::{ClusterConfig, ClusterLaunch, ClusterLimit};

@@ -122,7 +122,8 @@ impl<T: MappedWord> MappedBuffer<T> {
         if len == 0 {
             return Err(Error::Empty("mapped buffer length"));
         }
-        let bytes = len * std::mem::size_of::<T>();
+        // Checked: `atomics` makes a slice of `len` elements of this memory.
+        let bytes = crate::error::byte_len::<T>(len, "mapped buffer")?;
         gpu.context()
             .bind_to_thread()
             .map_err(|e| gpu.driver_error("binding the context", e))?;

@@ -47,6 +47,7 @@
 //! # let _ = (p0, p1, q1); Ok(()) }
 //! ```
 
+use crate::error::counted;
 use crate::{driver_available, Device, Error, MappedBuffer, MappedWord, Result};
 use cudarc::driver::{result, sys, CudaContext, DeviceRepr, DriverError};
 use std::ffi::c_void;
@@ -61,9 +62,9 @@ fn driver(what: impl Into<String>) -> impl FnOnce(DriverError) -> Error {
 }
 
 /// Refuses an empty list and any ordinal `>= count`, naming the count.
-fn check_ordinals(ordinals: &[usize], count: usize) -> Result<()> {
+pub(crate) fn check_ordinals(ordinals: &[usize], count: usize) -> Result<()> {
     if ordinals.is_empty() {
-        return Err(Error::Empty("GPU list"));
+        return Err(Error::Empty("number of GPUs listed"));
     }
     match ordinals.iter().find(|&&o| o >= count) {
         Some(&ordinal) => Err(Error::NoSuchGpu { ordinal, count }),
@@ -333,7 +334,7 @@ impl<T: MappedWord> PortableBuffer<T> {
     pub fn new<'a>(gpus: impl IntoIterator<Item = &'a Device>, len: usize) -> Result<Self> {
         let gpus: Vec<&Device> = gpus.into_iter().collect();
         let Some(first) = gpus.first() else {
-            return Err(Error::Empty("GPU list"));
+            return Err(Error::Empty("number of GPUs listed"));
         };
         let buf = MappedBuffer::<T>::new(first, len)?;
         let host = buf.atomics().as_ptr() as *mut c_void;
@@ -462,7 +463,7 @@ impl<T: DeviceRepr + Default + Copy> PeerBuffer<T> {
         if len == 0 {
             return Err(Error::Empty("peer buffer length"));
         }
-        let bytes = len * std::mem::size_of::<T>();
+        let bytes = crate::error::byte_len::<T>(len, "peer buffer")?;
         let ctx = owner.context();
         let on = format!("on GPU {}", owner.ordinal());
         ctx.bind_to_thread().map_err(driver(format!(
@@ -471,7 +472,8 @@ impl<T: DeviceRepr + Default + Copy> PeerBuffer<T> {
         )))?;
         // SAFETY: a plain allocation in the current context; freed in Drop.
         let ptr = unsafe { result::malloc_sync(bytes) }.map_err(driver(format!(
-            "allocating {bytes} bytes {on} (cuMemAlloc)"
+            "allocating {} {on} (cuMemAlloc)",
+            counted(bytes as u128, "byte")
         )))?;
         let buf = PeerBuffer {
             ptr,
@@ -480,8 +482,10 @@ impl<T: DeviceRepr + Default + Copy> PeerBuffer<T> {
             _t: PhantomData,
         };
         // SAFETY: `bytes` bytes at `ptr`, just allocated.
-        unsafe { result::memset_d8_sync(ptr, 0, bytes) }
-            .map_err(driver(format!("zeroing {bytes} bytes {on} (cuMemsetD8)")))?;
+        unsafe { result::memset_d8_sync(ptr, 0, bytes) }.map_err(driver(format!(
+            "zeroing {} {on} (cuMemsetD8)",
+            counted(bytes as u128, "byte")
+        )))?;
         Ok(buf)
     }
 
@@ -537,9 +541,9 @@ impl<T: DeviceRepr + Default + Copy> PeerBuffer<T> {
     /// Past the end is [`Error::Driver`] with `CUDA_ERROR_INVALID_VALUE`, before any copy.
     pub fn write(&self, offset: usize, data: &[T]) -> Result<()> {
         let what = format!(
-            "writing {} elements at {offset} into a peer buffer of {} on GPU {}",
-            data.len(),
-            self.len,
+            "writing {} at {offset} into a peer buffer of {} on GPU {}",
+            counted(data.len() as u128, "element"),
+            counted(self.len as u128, "element"),
             self.owner()
         );
         if offset
@@ -554,6 +558,7 @@ impl<T: DeviceRepr + Default + Copy> PeerBuffer<T> {
             return Ok(());
         }
         self.owner.bind_to_thread().map_err(driver(what.clone()))?;
+        // No overflow: `offset <= self.len`, whose size in bytes `new` checked.
         let dst = self.ptr + (offset * std::mem::size_of::<T>()) as u64;
         // SAFETY: `dst..dst + size_of_val(data)` lies inside the allocation (checked).
         unsafe { result::memcpy_htod_sync(dst, data) }
@@ -598,8 +603,15 @@ mod tests {
         );
         assert_eq!(
             check_ordinals(&[], 8).unwrap_err().to_string(),
-            "GPU list must not be zero"
+            "number of GPUs listed must not be zero"
         );
+        // Past i32::MAX too: such an ordinal never reaches the driver (which takes an i32).
+        for ordinal in [1 << 31, 1 << 32, usize::MAX] {
+            assert!(matches!(
+                check_ordinals(&[ordinal], 8),
+                Err(Error::NoSuchGpu { ordinal: o, count: 8 }) if o == ordinal
+            ));
+        }
         assert!(check_ordinals(&[1, 0, 1], 2).is_ok());
     }
 
@@ -616,6 +628,10 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "this needs 2 GPUs, but this machine has 1 GPU (ordinal 0)"
+        );
+        assert_eq!(
+            check_count(1, 0).unwrap_err().to_string(),
+            "this needs 1 GPU, but this machine has no GPU"
         );
         assert!(check_count(2, 2).is_ok() && check_count(1, 8).is_ok());
         assert!(matches!(check_count(0, 8), Err(Error::Empty(_))));
@@ -638,7 +654,15 @@ mod tests {
         };
         assert_eq!(
             e.to_string(),
-            "the buffer is not mapped for GPU 2, only for GPU 0, 1"
+            "the buffer is not mapped for GPU 2, only for GPUs 0, 1"
+        );
+        let e = Error::NotMapped {
+            gpu: 1,
+            mapped: vec![0],
+        };
+        assert_eq!(
+            e.to_string(),
+            "the buffer is not mapped for GPU 1, only for GPU 0"
         );
         let p = PeerInfo {
             gpu: 1,
