@@ -5,9 +5,10 @@ use cudarc::driver::{
     DriverError, ValidAsZeroBits,
 };
 use std::fmt;
+use std::mem::ManuallyDrop;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Whether a CUDA driver can be used here; `Err` says why not: no `libcuda.so`, one that lacks
 /// entry points this crate calls (not NVIDIA's driver), the CUDA toolkit's stub library, or a
@@ -18,12 +19,20 @@ pub fn driver_available() -> std::result::Result<(), String> {
 }
 
 /// One GPU: its context and the stream everything here launches and copies on.
+///
+/// A handle never blocks when dropped: the GPU's context stays alive until the process exits
+/// (the CUDA runtime's rule too), and after a deadlock the GPU is stuck and every call returns
+/// [`Error::Stuck`] at once (see [`Error::Timeout`]).
 pub struct Device {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
+    /// The context object's first extra stream, made at open (see `open`).
+    _tracking: Arc<CudaStream>,
     name: String,
     sms: u32,
     cc: (u32, u32),
+    /// The limit of the calls that wait for the stream without taking one.
+    watchdog: Duration,
 }
 
 impl fmt::Debug for Device {
@@ -51,7 +60,26 @@ impl Device {
             what: format!("opening GPU {ordinal}"),
             source: e,
         })?;
+        // Never released: releasing the primary context waits for every kernel in it, so a drop
+        // after a deadlock would never return. Like the CUDA runtime's, the context lives until
+        // the process exits, and opening the GPU again retains the same one.
+        std::mem::forget(ctx.clone());
+        crate::watchdog::check(ordinal)?;
+        // cudarc synchronizes the whole context when its first extra stream is made (for the
+        // buffers made before, whose uses it did not track): a `with_new_stream` after a launch
+        // would wait for that kernel. Made here, before this context object has any buffer, the
+        // first stream needs no such wait, and event tracking covers every buffer from the start.
+        // SAFETY: no buffer of this context object exists while tracking is off.
+        unsafe { ctx.disable_event_tracking() };
+        let tracking = ctx.new_stream();
+        // SAFETY: as above.
+        unsafe { ctx.enable_event_tracking() };
+        let tracking = tracking.map_err(|e| Error::Driver {
+            what: format!("creating a stream on GPU {ordinal}"),
+            source: e,
+        })?;
         let stream = ctx.default_stream();
+        crate::watchdog::register_stream(ordinal, &stream);
         let what = |e| Error::Driver {
             what: format!("reading the attributes of GPU {ordinal}"),
             source: e,
@@ -66,9 +94,11 @@ impl Device {
         Ok(Device {
             ctx,
             stream,
+            _tracking: tracking,
             name,
             sms,
             cc: (major as u32, minor as u32),
+            watchdog: crate::watchdog::DEFAULT_WATCHDOG,
         })
     }
 
@@ -85,18 +115,46 @@ impl Device {
     /// started only after the producer gave up waiting for it. Loading the kernel with
     /// `cuFuncLoad` first did not prevent it. Kernels on different GPUs (different contexts)
     /// are not affected by this.
+    ///
+    /// It never waits for the GPU: the new stream is made without synchronizing the context.
     pub fn with_new_stream(&self) -> Result<Device> {
+        self.usable()?;
         let stream = self
             .ctx
             .new_stream()
             .map_err(|e| self.driver_error("creating a stream", e))?;
+        crate::watchdog::register_stream(self.ordinal(), &stream);
         Ok(Device {
             ctx: self.ctx.clone(),
             stream,
+            _tracking: self._tracking.clone(),
             name: self.name.clone(),
             sms: self.sms,
             cc: self.cc,
+            watchdog: self.watchdog,
         })
+    }
+
+    /// `Ok` unless this GPU is stuck ([`Error::Stuck`], at once): what every call that gives
+    /// the GPU work asks first.
+    pub fn usable(&self) -> Result<()> {
+        crate::watchdog::check(self.ordinal())
+    }
+
+    /// The limit of the calls on this handle that wait for its stream without taking a limit
+    /// of their own ([`download`](Self::download), [`upload`](Self::upload),
+    /// [`Module::read_global`], [`Module::write_global`]) and of drops that must wait for the
+    /// GPU before freeing (modules, [`MappedBuffer`](crate::MappedBuffer),
+    /// [`PeerBuffer`](crate::PeerBuffer)). Past it the answer is [`Error::Timeout`] (a drop
+    /// leaks instead), and the GPU is stuck. 60 s unless [`set_watchdog`](Self::set_watchdog)
+    /// changed it.
+    pub fn watchdog(&self) -> Duration {
+        self.watchdog
+    }
+
+    /// Sets [`watchdog`](Self::watchdog) for this handle (`Duration::MAX`: no limit).
+    pub fn set_watchdog(&mut self, limit: Duration) {
+        self.watchdog = limit;
     }
 
     /// Wraps a driver error with what was being done.
@@ -144,6 +202,7 @@ impl Device {
     /// [`load_ptx_str`](Self::load_ptx_str). Any path works, UTF-8 or not. The module's
     /// [name](Module::name) (what errors say) is the path.
     pub fn load_ptx(&self, path: &Path) -> Result<Module> {
+        self.usable()?;
         let text = crate::ptx::read_ptx(path)?;
         self.load_ptx_str(&path.display().to_string(), &text)
     }
@@ -161,6 +220,7 @@ impl Device {
     /// # Ok(()) }
     /// ```
     pub fn load_ptx_str(&self, name: &str, ptx: &str) -> Result<Module> {
+        self.usable()?;
         let what = format!("loading {name}");
         if ptx.contains('\0') {
             // cudarc would panic making a C string of it.
@@ -179,6 +239,11 @@ impl Device {
     fn module(&self, module: Arc<CudaModule>, name: String, ptx: &str) -> Module {
         Module {
             ptx: Arc::new(PtxText::new(ptx)),
+            unload: Arc::new(Unload {
+                module: ManuallyDrop::new(module.clone()),
+                gpu: self.ordinal(),
+                limit: self.watchdog,
+            }),
             module,
             stream: self.stream.clone(),
             name: name.into(),
@@ -192,50 +257,77 @@ impl Device {
         }
         // cudarc multiplies without checking: a wrapped size would allocate a few bytes.
         crate::error::byte_len::<T>(n, "device buffer")?;
+        self.usable()?;
         self.stream
             .alloc_zeros(n)
             .map_err(|e| self.driver_error("allocating device memory", e))
     }
 
-    /// Copies `data` to new device memory.
+    /// Copies `data` to new device memory, after the work queued on the stream so far; waits
+    /// at most [`watchdog`](Self::watchdog) for that work ([`upload_for`](Self::upload_for)
+    /// takes the limit).
     pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>> {
+        self.upload_for(data, self.watchdog)
+    }
+
+    /// [`upload`](Self::upload) waiting at most `limit` for the work before it: past it,
+    /// [`Error::Timeout`] and the GPU is stuck.
+    pub fn upload_for<T: DeviceRepr>(&self, data: &[T], limit: Duration) -> Result<CudaSlice<T>> {
         if data.is_empty() {
             return Err(Error::Empty("buffer length"));
         }
+        self.usable()?;
+        // A copy from pageable memory can block in the driver behind the stream's work.
+        self.settle(limit, "the GPU work before an upload")?;
         self.stream
             .clone_htod(data)
             .map_err(|e| self.driver_error("copying to the GPU", e))
     }
 
-    /// Copies device memory back (waits for the stream).
+    /// Copies device memory back, after the work queued on the stream so far; waits at most
+    /// [`watchdog`](Self::watchdog) for that work ([`download_for`](Self::download_for) takes
+    /// the limit).
     pub fn download<T: DeviceRepr>(&self, data: &CudaSlice<T>) -> Result<Vec<T>> {
+        self.download_for(data, self.watchdog)
+    }
+
+    /// [`download`](Self::download) waiting at most `limit` for the work before it: past it,
+    /// [`Error::Timeout`] and the GPU is stuck.
+    pub fn download_for<T: DeviceRepr>(
+        &self,
+        data: &CudaSlice<T>,
+        limit: Duration,
+    ) -> Result<Vec<T>> {
+        self.usable()?;
+        // A copy into pageable memory blocks in the driver until the stream reaches it, so the
+        // stream is waited for first, with a limit.
+        self.settle(limit, "the GPU work before a download")?;
         self.stream
             .clone_dtoh(data)
             .map_err(|e| self.driver_error("copying from the GPU", e))
     }
 
     /// Waits until everything launched on the stream has finished, polling instead of blocking
-    /// so that a kernel that never finishes becomes [`Error::Timeout`] after `limit`. A kernel
-    /// that trapped or faulted is reported as a driver error.
+    /// so that a kernel that never finishes becomes [`Error::Timeout`] after `limit`
+    /// (`Duration::MAX`: no limit; zero: asks once). A kernel that trapped or faulted is
+    /// reported as a driver error. After a Timeout the GPU is stuck ([`Error::Stuck`] from every
+    /// other call); `wait` may still be called again, and once the work ends the GPU is usable.
     pub fn wait(&self, limit: Duration) -> Result<()> {
-        let event = self
-            .stream
-            .record_event(None)
-            .map_err(|e| self.driver_error("recording an event", e))?;
-        let start = Instant::now();
-        loop {
-            match event.try_is_complete() {
-                Ok(true) => return Ok(()),
-                Ok(false) if start.elapsed() > limit => {
-                    return Err(Error::Timeout {
-                        what: "the GPU work".into(),
-                        limit,
-                    });
-                }
-                Ok(false) => std::thread::sleep(Duration::from_micros(200)),
-                Err(e) => return Err(self.driver_error("kernel execution", e)),
-            }
-        }
+        self.settle(limit, "the GPU work")
+    }
+
+    /// [`wait`](Self::wait) for the work on this handle's stream, saying `what` it was.
+    pub(crate) fn settle(&self, limit: Duration, what: &str) -> Result<()> {
+        crate::watchdog::settle(
+            self.ordinal(),
+            std::slice::from_ref(&self.stream),
+            limit,
+            what,
+        )
+        .map_err(|e| match e {
+            Error::Driver { source, .. } => self.driver_error("kernel execution", source),
+            e => e,
+        })
     }
 }
 
@@ -249,6 +341,35 @@ pub struct Module {
     name: Arc<str>,
     /// The text it was loaded from: its kernels' parameter sizes ([`Kernel::param_sizes`]).
     ptx: Arc<PtxText>,
+    /// Declared last, so dropped after `module`.
+    unload: Arc<Unload>,
+}
+
+/// Unloads a module when its last [`Module`] or [`Kernel`] is dropped, unless that would block:
+/// `cuModuleUnload` waits for every kernel running in the context, so where the GPU is stuck,
+/// or its work does not finish within the loading handle's watchdog, the module is leaked
+/// (the driver frees it at exit).
+struct Unload {
+    module: ManuallyDrop<Arc<CudaModule>>,
+    gpu: usize,
+    limit: Duration,
+}
+
+impl Drop for Unload {
+    fn drop(&mut self) {
+        let last = Arc::strong_count(&self.module) == 1;
+        if last
+            && !crate::watchdog::may_free(
+                self.gpu,
+                self.limit,
+                "the GPU work before unloading a module",
+            )
+        {
+            return;
+        }
+        // SAFETY: dropped once, here; the field is not used after.
+        unsafe { ManuallyDrop::drop(&mut self.module) }
+    }
 }
 
 impl fmt::Debug for Module {
@@ -290,6 +411,7 @@ impl Module {
                 name: name.to_string(),
                 module: self.name.clone(),
                 ptx: self.ptx.clone(),
+                _unload: self.unload.clone(),
             }),
             // INVALID_VALUE is how the driver refuses some names it has no kernel of; the module
             // handle itself is valid as long as `self`.
@@ -380,8 +502,8 @@ impl Module {
     /// Reads the global variable `name` as a `T` (an `Atomic<u32, _>` static reads as a
     /// `u32`): [`Error::GlobalNotFound`] if the module has none, [`Error::GlobalSize`] if its
     /// size is not `size_of::<T>()`. The copy is ordered after the work already launched on
-    /// `gpu`'s stream and waited for, without a watchdog: [`Device::wait`] first if a kernel might
-    /// not finish.
+    /// `gpu`'s stream, which is waited for at most [`Device::watchdog`] ([`Error::Timeout`]
+    /// past it).
     ///
     /// ```no_run
     /// # fn main() -> Result<(), ptx_sync_host::Error> {
@@ -396,6 +518,12 @@ impl Module {
     /// ```
     pub fn read_global<T: DeviceRepr + Default>(&self, gpu: &Device, name: &str) -> Result<T> {
         let ptr = self.typed_global::<T>(gpu, name, "reading")?;
+        gpu.usable()?;
+        // The copy into `value` blocks in the driver until the stream reaches it: wait first.
+        gpu.settle(
+            gpu.watchdog,
+            &format!("the GPU work before reading global `{name}`"),
+        )?;
         let mut value = T::default();
         let what = || format!("reading global `{name}` of {}", self.name);
         let stream = gpu.stream();
@@ -419,9 +547,15 @@ impl Module {
     /// Writes `value` to the global variable `name` (a `u32` into an `Atomic<u32, _>`
     /// static): [`Error::GlobalNotFound`] if the module has none, [`Error::GlobalSize`] if its
     /// size is not `size_of::<T>()`. Ordered after the work already launched on `gpu`'s
-    /// stream and before any launched later; returns once the copy is done.
+    /// stream (waited for at most [`Device::watchdog`]) and before any launched later; returns
+    /// once the copy is done.
     pub fn write_global<T: DeviceRepr>(&self, gpu: &Device, name: &str, value: &T) -> Result<()> {
         let ptr = self.typed_global::<T>(gpu, name, "writing")?;
+        gpu.usable()?;
+        gpu.settle(
+            gpu.watchdog,
+            &format!("the GPU work before writing global `{name}`"),
+        )?;
         let stream = gpu.stream();
         // SAFETY: `ptr` holds `size_of::<T>()` bytes of the module's memory (checked); `value`
         // outlives the copy (the stream is synchronized before returning).
@@ -448,6 +582,8 @@ pub struct Kernel {
     module: Arc<str>,
     /// Its module's text, which declares its parameters.
     ptx: Arc<PtxText>,
+    /// Declared after `function`, which holds the module too (see [`Unload`]); only kept.
+    _unload: Arc<Unload>,
 }
 
 impl fmt::Debug for Kernel {

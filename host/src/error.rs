@@ -134,13 +134,33 @@ pub enum Error {
         /// The GPUs the buffer is mapped for (ordinals).
         mapped: Vec<usize>,
     },
-    /// The GPU did not finish within the limit (a deadlocked or runaway kernel). The context
-    /// cannot be reused: the kernel is still running.
+    /// The GPU did not finish within the limit (a deadlocked or runaway kernel). The kernel is
+    /// still running and the driver cannot stop it, so the GPU is now stuck: every later call on
+    /// it returns [`Error::Stuck`] at once, until that work ends (if it ever does: a kernel waiting
+    /// on a word the host can still write). Drops never block on it: what cannot be freed without
+    /// waiting is leaked, and the process exits at once.
     Timeout {
         /// What was waited for.
         what: String,
         /// The limit that passed.
         limit: Duration,
+        /// The GPU (ordinal) that is now stuck.
+        gpu: usize,
+    },
+    /// Work on this GPU did not finish within a limit earlier ([`Error::Timeout`]) and is still
+    /// running. The driver cannot end a running kernel, and resetting or destroying its context
+    /// waits for it, so nothing more can run on this GPU in this process. Exit the process (it
+    /// exits at once, and the driver ends the kernel), or run GPU work that may deadlock in a
+    /// child process. If the stuck work ends after all, the GPU is usable again.
+    Stuck {
+        /// The GPU (ordinal).
+        gpu: usize,
+        /// What did not finish.
+        what: String,
+        /// The limit it did not finish within.
+        limit: Duration,
+        /// How long ago that limit ran out.
+        stuck_for: Duration,
     },
 }
 
@@ -252,10 +272,32 @@ impl fmt::Display for Error {
                 if mapped.len() == 1 { "GPU" } else { "GPUs" },
                 mapped.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(", ")
             ),
-            Error::Timeout { what, limit } => {
-                write!(f, "{what} did not finish within {:.1} s (deadlocked kernel?)", limit.as_secs_f64())
-            }
+            Error::Timeout { what, limit, gpu } => write!(
+                f,
+                "{what} did not finish within {} (deadlocked kernel?); GPU {gpu} is now stuck: \
+                 later calls on it return Error::Stuck until that work ends, and exiting the \
+                 process ends it",
+                seconds(*limit)
+            ),
+            Error::Stuck { gpu, what, limit, stuck_for } => write!(
+                f,
+                "GPU {gpu} is stuck: {what} did not finish within {} and is still running {} \
+                 later. The driver cannot stop a running kernel, so nothing more can run on this \
+                 GPU in this process: exit the process (the driver then ends the kernel), or run \
+                 work that may deadlock in a child process",
+                seconds(*limit),
+                seconds(*stuck_for)
+            ),
         }
+    }
+}
+
+/// "2.5 s"; "no limit" for `Duration::MAX`.
+fn seconds(d: Duration) -> String {
+    if d == Duration::MAX {
+        "no limit".into()
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
     }
 }
 
@@ -369,10 +411,26 @@ mod tests {
         let t = Error::Timeout {
             what: "the GPU work".into(),
             limit: Duration::from_millis(2500),
+            gpu: 1,
         };
         assert_eq!(
             t.to_string(),
-            "the GPU work did not finish within 2.5 s (deadlocked kernel?)"
+            "the GPU work did not finish within 2.5 s (deadlocked kernel?); GPU 1 is now stuck: \
+             later calls on it return Error::Stuck until that work ends, and exiting the process \
+             ends it"
+        );
+        let s = Error::Stuck {
+            gpu: 0,
+            what: "the GPU work".into(),
+            limit: Duration::from_secs(2),
+            stuck_for: Duration::from_millis(300),
+        };
+        assert_eq!(
+            s.to_string(),
+            "GPU 0 is stuck: the GPU work did not finish within 2.0 s and is still running 0.3 s \
+             later. The driver cannot stop a running kernel, so nothing more can run on this GPU \
+             in this process: exit the process (the driver then ends the kernel), or run work \
+             that may deadlock in a child process"
         );
         let k = Error::KernelNotFound {
             module: "k.ptx (embedded)".into(),

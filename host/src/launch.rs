@@ -317,6 +317,7 @@ impl<'a> Launch<'a> {
     /// As [`launch`](Self::launch).
     unsafe fn launch_ex(&mut self, kind: Kind, cfg: &LaunchConfig) -> Result<()> {
         let gpu = self.gpu;
+        gpu.usable()?;
         gpu.context()
             .bind_to_thread()
             .map_err(|e| gpu.driver_error("binding the context", e))?;

@@ -44,6 +44,7 @@ mod mapped;
 pub mod multi;
 mod ptx;
 pub mod sys;
+mod watchdog;
 
 pub use cluster::{ClusterConfig, ClusterLaunch, ClusterLimit};
 pub use cooperative::CoopLimit;
@@ -55,3 +56,4 @@ pub use mapped::{view_f32, view_f64, view_i32, view_i64, MappedBuffer, MappedWor
 pub use multi::{PeerBuffer, PeerInfo, PortableBuffer};
 /// The device crate, whose primitives this crate also runs on the host (see [`sys`]).
 pub use ptx_sync;
+pub use watchdog::DEFAULT_WATCHDOG;

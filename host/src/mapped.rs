@@ -15,8 +15,21 @@ use ptx_sync::{AtomicF32, AtomicF64, Sys};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64};
 
-/// A word type the host side can view atomically.
-pub trait MappedWord: Copy + 'static {
+/// Only this crate's word types: `atomics()` reinterprets the buffer's zeroed memory as
+/// `Atomic`, which is sound only for atomics over plain integer or float bits.
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for i32 {}
+    impl Sealed for u64 {}
+    impl Sealed for i64 {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// A word type the host side can view atomically: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`
+/// (sealed: the buffer's memory is viewed as `Atomic`, which must accept every bit pattern).
+pub trait MappedWord: sealed::Sealed + Copy + 'static {
     /// The atomic of the same size and alignment: std's for integers, the device crate's
     /// host backend (a bit view) for floats.
     type Atomic;
@@ -97,6 +110,9 @@ pub struct MappedBuffer<T: MappedWord> {
     host: *mut T,
     device: u64,
     len: usize,
+    /// The allocating GPU and its [`Device::watchdog`]: what the drop waits for, and how long.
+    gpu: usize,
+    limit: std::time::Duration,
     _t: PhantomData<T>,
 }
 
@@ -146,6 +162,8 @@ impl<T: MappedWord> MappedBuffer<T> {
             host,
             device,
             len,
+            gpu: gpu.ordinal(),
+            limit: gpu.watchdog(),
             _t: PhantomData,
         })
     }
@@ -221,6 +239,19 @@ impl MappedBuffer<f64> {
 
 impl<T: MappedWord> Drop for MappedBuffer<T> {
     fn drop(&mut self) {
+        // `cuMemFreeHost` waits for the GPU, and a kernel on any GPU the memory is mapped for may
+        // still use it: where any GPU is stuck, or the allocating GPU's work does not finish
+        // within the limit, the memory is leaked (the driver frees it at exit) rather than the
+        // drop blocking.
+        if crate::watchdog::any_stuck()
+            || !crate::watchdog::may_free(
+                self.gpu,
+                self.limit,
+                "the GPU work before freeing mapped memory",
+            )
+        {
+            return;
+        }
         // SAFETY: allocated by cuMemHostAlloc in `new`.
         let _ = unsafe { result::free_host(self.host as *mut _) };
     }

@@ -437,6 +437,8 @@ pub struct PeerBuffer<T: DeviceRepr> {
     len: usize,
     /// The owner's context, alive as long as the memory.
     owner: Arc<CudaContext>,
+    /// The owner's [`Device::watchdog`] when it was made: how long `read` and the drop wait.
+    limit: std::time::Duration,
     _t: PhantomData<T>,
 }
 
@@ -479,6 +481,7 @@ impl<T: DeviceRepr + Default + Copy> PeerBuffer<T> {
             ptr,
             len,
             owner: ctx.clone(),
+            limit: owner.watchdog(),
             _t: PhantomData,
         };
         // SAFETY: `bytes` bytes at `ptr`, just allocated.
@@ -520,10 +523,19 @@ impl<T: DeviceRepr + Default + Copy> PeerBuffer<T> {
         self.len == 0
     }
 
-    /// Copies the buffer to the host (`cuMemcpyDtoH`, synchronous: it waits for the work
-    /// already launched on the owner's default stream, without a watchdog, so wait for the
-    /// kernels that use it with [`Device::wait`] first).
+    /// Copies the buffer to the host (`cuMemcpyDtoH`) after the work launched on the owner,
+    /// waited for at most the owner's [`Device::watchdog`] ([`Error::Timeout`] past it;
+    /// [`Error::Stuck`] at once where the owner is stuck).
     pub fn read(&self) -> Result<Vec<T>> {
+        // The synchronous copy waits for the owner's context in the driver: wait first, bounded.
+        crate::watchdog::settle_all(
+            self.owner(),
+            self.limit,
+            &format!(
+                "the GPU work before reading a peer buffer of GPU {}",
+                self.owner()
+            ),
+        )?;
         let mut out = vec![T::default(); self.len];
         self.owner.bind_to_thread().map_err(driver(format!(
             "binding the context of GPU {}",
@@ -568,6 +580,18 @@ impl<T: DeviceRepr + Default + Copy> PeerBuffer<T> {
 
 impl<T: DeviceRepr> Drop for PeerBuffer<T> {
     fn drop(&mut self) {
+        // `cuMemFree` waits for the owner's context, and a kernel on a peer may still use the
+        // memory: where any GPU is stuck, or the owner's work does not finish within the limit,
+        // the memory is leaked (the driver frees it at exit) rather than the drop blocking.
+        if crate::watchdog::any_stuck()
+            || !crate::watchdog::may_free(
+                self.owner.ordinal(),
+                self.limit,
+                "the GPU work before freeing a peer buffer",
+            )
+        {
+            return;
+        }
         // SAFETY: allocated by cuMemAlloc in the owner's context, which `owner` keeps alive.
         if self.owner.bind_to_thread().is_ok() {
             let _ = unsafe { result::free_sync(self.ptr) };
