@@ -21,12 +21,14 @@ for tool in "${tools[@]}"; do
         log=$(timeout -s KILL "$limit" compute-sanitizer --tool "$tool" --error-exitcode 99 \
             ./gpu-tests --ptx-dir ./ptx --one "$c" 2>&1)
         rc=$?
-        summary=$(grep -o 'ERROR SUMMARY: [0-9]* error[s]*' <<<"$log" | tail -1)
+        # memcheck and synccheck end with "ERROR SUMMARY: N errors", racecheck with
+        # "RACECHECK SUMMARY: N hazards displayed (N errors, N warnings)".
+        summary=$(grep -oE '(ERROR SUMMARY: [0-9]+ errors?|RACECHECK SUMMARY: .*)' <<<"$log" | tail -1)
         verdict=$(grep -E '^(OK|ERR|SKIP) ' <<<"$log" | tail -1 | cut -c1-100)
         if ((rc == 137)); then
             unfinished=$((unfinished + 1))
             summary="did not finish in ${limit} s"
-        elif [[ $summary == "ERROR SUMMARY: 0 errors" && $verdict != ERR* ]]; then
+        elif [[ ($summary == "ERROR SUMMARY: 0 errors" || $summary == *"(0 errors, 0 warnings)"*) && $verdict != ERR* ]]; then
             clean=$((clean + 1))
         else
             dirty=$((dirty + 1))
