@@ -13,6 +13,8 @@
 //!   barriers from being duplicated into divergent branches (rust-lang/rust#137086; see
 //!   [`toolchain::CONVERGENCE_FIXED_IN`]),
 //! - its own target directory (a nested cargo cannot share the outer build's),
+//! - ptx-sync's debug checks ([`PtxBuilder::debug_checks`]) in a debug build of the host
+//!   crate, in an optimized kernel,
 //!
 //! and in a build script: the PTX copied into `OUT_DIR`, an environment variable naming it for
 //! `include_str!`, and `cargo:rerun-if-changed` for every source file the kernels were built
@@ -50,6 +52,10 @@ pub const TARGET: &str = "nvptx64-nvidia-cuda";
 /// Overrides the arch of builds that do not set one ([`PtxBuilder::arch`]).
 pub const ARCH_ENV: &str = "PTX_SYNC_ARCH";
 
+/// Overrides whether builds that do not choose ([`PtxBuilder::debug_checks`]) turn on
+/// ptx-sync's debug checks: `1`/`true`/`on` or `0`/`false`/`off`.
+pub const DEBUG_CHECKS_ENV: &str = "PTX_SYNC_DEBUG_CHECKS";
+
 /// Variables a surrounding `cargo build` / `cargo test` sets that must not leak into the nested
 /// nvptx build (host flags, wrappers, another target dir, a jobserver). Any `CARGO_BUILD_*`,
 /// `CARGO_TARGET_*`, `CARGO_PROFILE_*` and `CARGO_CFG_*` variable is removed too.
@@ -86,6 +92,7 @@ pub struct PtxBuilder {
     install_components: bool,
     convergence_workaround: Option<bool>,
     features: Vec<String>,
+    debug_checks: Option<bool>,
 }
 
 impl PtxBuilder {
@@ -102,6 +109,7 @@ impl PtxBuilder {
             install_components: false,
             convergence_workaround: None,
             features: Vec::new(),
+            debug_checks: None,
         }
     }
 
@@ -138,6 +146,71 @@ impl PtxBuilder {
     pub fn convergence_workaround(mut self, on: bool) -> PtxBuilder {
         self.convergence_workaround = Some(on);
         self
+    }
+
+    /// Turns ptx-sync's debug checks on or off. On, the kernel is still built `--release`
+    /// (optimized: a debug nvptx build is about 80 times larger and slow), with
+    /// `debug-assertions` on for the `ptx-sync` package only, through
+    /// `--config profile.release.package.ptx-sync.debug-assertions=true` (and
+    /// `overflow-checks=false`). Then a kernel that misuses a primitive prints the reason with
+    /// `vprintf` and traps (the launch fails with an illegal-instruction error, the message
+    /// reaches the host's stdout): an atomic, lock, latch, semaphore or barrier in local
+    /// memory, a semaphore released past its maximum, a latch counted below zero, a barrier
+    /// arrived at too often, a misaligned pointer or bulk copy, an address in the wrong state
+    /// space. Each check is an instruction or two. Only the `ptx-sync` package: on `core` and
+    /// every crate, rustc's own UB checks would add hundreds of panic paths.
+    ///
+    /// Default: `$PTX_SYNC_DEBUG_CHECKS` if set, else on in a build script of a host crate
+    /// built with debug assertions (`cargo build`, `cargo test`: cargo's `PROFILE` is
+    /// `debug`), else off in `cargo build --release` and outside build scripts (where the kernel
+    /// crate's own `[profile.release.package.ptx-sync]` decides). Off, nothing is passed
+    /// when no one chose, and `debug-assertions=false` when [`debug_checks(false)`](Self::debug_checks)
+    /// or the variable chose it.
+    pub fn debug_checks(mut self, on: bool) -> PtxBuilder {
+        self.debug_checks = Some(on);
+        self
+    }
+
+    /// Whether this build turns ptx-sync's debug checks on (`Some(true)`), off
+    /// (`Some(false)`), or leaves them to the kernel crate's manifest (`None`); see
+    /// [`debug_checks`](Self::debug_checks).
+    pub fn resolved_debug_checks(&self) -> Result<Option<bool>, Error> {
+        if let Some(on) = self.debug_checks {
+            return Ok(Some(on));
+        }
+        if let Some(v) = std::env::var_os(DEBUG_CHECKS_ENV) {
+            return match v.to_string_lossy().trim() {
+                "1" | "true" | "on" | "yes" => Ok(Some(true)),
+                "0" | "false" | "off" | "no" => Ok(Some(false)),
+                other => Err(Error::Config(format!(
+                    "${DEBUG_CHECKS_ENV}={other:?}: expected 1 or 0 (true/false, on/off)"
+                ))),
+            };
+        }
+        Ok(host_debug_build().then_some(true))
+    }
+
+    /// The `--config` arguments that set ptx-sync's debug checks (empty when the kernel
+    /// crate's manifest decides).
+    pub fn debug_check_args(&self) -> Result<Vec<String>, Error> {
+        Ok(match self.resolved_debug_checks()? {
+            None => Vec::new(),
+            Some(on) => {
+                let key = "profile.release.package.ptx-sync";
+                let mut args = vec![
+                    "--config".to_string(),
+                    format!("{key}.debug-assertions={on}"),
+                ];
+                if on {
+                    // As in a release build: arithmetic wraps; only ptx-sync's checks are added.
+                    args.extend([
+                        "--config".to_string(),
+                        format!("{key}.overflow-checks=false"),
+                    ]);
+                }
+                args
+            }
+        })
     }
 
     /// Cargo features of the kernel crate to enable.
@@ -239,6 +312,7 @@ impl PtxBuilder {
         if !self.features.is_empty() {
             cmd.arg("--features").arg(self.features.join(","));
         }
+        cmd.args(self.debug_check_args()?);
         Ok(cmd)
     }
 
@@ -303,6 +377,7 @@ impl PtxBuilder {
             }
         }
         println!("cargo:rerun-if-env-changed={ARCH_ENV}");
+        println!("cargo:rerun-if-env-changed={DEBUG_CHECKS_ENV}");
         let (ptx, deps) = self.compile_with_deps()?;
         let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from);
         for dep in &deps {
@@ -349,6 +424,19 @@ pub fn nested_cargo() -> Command {
         }
     }
     cmd
+}
+
+/// Whether this process is the build script of a host crate built with debug assertions:
+/// cargo sets `CARGO_CFG_DEBUG_ASSERTIONS` for those (recent cargo), and `PROFILE=debug` for
+/// every profile that inherits from `dev`. Outside a build script (no `OUT_DIR`): false.
+fn host_debug_build() -> bool {
+    debug_build_from(|v| std::env::var_os(v))
+}
+
+fn debug_build_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> bool {
+    var("OUT_DIR").is_some()
+        && (var("CARGO_CFG_DEBUG_ASSERTIONS").is_some()
+            || var("PROFILE").is_some_and(|p| p == "debug"))
 }
 
 /// `<target>/<profile>` of the outer build, from its `OUT_DIR`
@@ -523,6 +611,48 @@ mod tests {
             .rustflags(&tc(99))
             .unwrap()
             .ends_with("-JumpThreading"));
+    }
+
+    #[test]
+    fn debug_checks_follow_the_host_profile_unless_chosen() {
+        let env = |pairs: &'static [(&str, &str)]| {
+            move |v: &str| pairs.iter().find(|(k, _)| *k == v).map(|(_, x)| x.into())
+        };
+        assert!(debug_build_from(env(&[
+            ("OUT_DIR", "/o"),
+            ("PROFILE", "debug")
+        ])));
+        assert!(debug_build_from(env(&[
+            ("OUT_DIR", "/o"),
+            ("PROFILE", "release"),
+            ("CARGO_CFG_DEBUG_ASSERTIONS", "")
+        ])));
+        assert!(!debug_build_from(env(&[
+            ("OUT_DIR", "/o"),
+            ("PROFILE", "release")
+        ])));
+        assert!(
+            !debug_build_from(env(&[("PROFILE", "debug")])),
+            "not a build script"
+        );
+        let on = PtxBuilder::new("k").debug_checks(true);
+        assert_eq!(
+            on.debug_check_args().unwrap(),
+            [
+                "--config",
+                "profile.release.package.ptx-sync.debug-assertions=true",
+                "--config",
+                "profile.release.package.ptx-sync.overflow-checks=false"
+            ]
+        );
+        let off = PtxBuilder::new("k").debug_checks(false);
+        assert_eq!(
+            off.debug_check_args().unwrap(),
+            [
+                "--config",
+                "profile.release.package.ptx-sync.debug-assertions=false"
+            ]
+        );
     }
 
     #[test]
