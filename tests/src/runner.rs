@@ -1,12 +1,15 @@
 //! Runs the suite: every test in its own child process (the same binary with `--one NAME`),
 //! killed when its time limit passes. A deadlocked kernel cannot be cancelled inside a process
 //! (its context stays busy), so the process is the unit the watchdog can stop: the hung test
-//! fails with its name and the rest of the suite still runs.
+//! fails with its name and the rest of the suite still runs. A test also fails when its process
+//! prints its result but does not exit within [`EXIT_BOUND`] after it, or is ended by a signal:
+//! a drop that blocks on a stuck GPU, or a crash in teardown, is a bug the user would meet.
 
 use crate::{all_tests, Ctx, GpuTest, Outcome};
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// What the runner was asked to do.
@@ -147,60 +150,170 @@ fn parse_child_line(line: &str) -> Option<Outcome> {
     }
 }
 
-/// How a child process ended: with an outcome, or killed by the watchdog.
+/// How long a child may take to exit after printing its result. Everything a test made is
+/// dropped between the two, so a drop that blocks on the GPU (a module unload or a free behind a
+/// kernel that never ends) shows here, not as a hang of the next user of the process.
+pub const EXIT_BOUND: Duration = Duration::from_secs(10);
+
+/// How a child process ended: with an outcome and the time from its result line to its exit
+/// (`None` where it printed none), or killed by the watchdog.
 enum Child {
-    Done(Outcome),
+    Done {
+        outcome: Outcome,
+        exit: Option<Duration>,
+    },
     Timeout,
 }
 
+impl Child {
+    fn fail(why: String) -> Child {
+        Child::Done {
+            outcome: Outcome::Fail(why),
+            exit: None,
+        }
+    }
+}
+
 fn run_child(exe: &Path, ptx_dir: &Path, test: &GpuTest, limit: Duration) -> Child {
-    let child = Command::new(exe)
-        .arg("--ptx-dir")
-        .arg(ptx_dir)
-        .args(["--one", test.name])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
+    let mut cmd = Command::new(exe);
+    cmd.arg("--ptx-dir").arg(ptx_dir).args(["--one", test.name]);
+    watch_child(cmd, limit, EXIT_BOUND)
+}
+
+/// The lines a reader thread has read so far, each with when it arrived, and whether it hit
+/// the end of the stream.
+#[derive(Default)]
+struct Lines {
+    lines: Vec<(Instant, String)>,
+    eof: bool,
+}
+
+/// Reads `from` line by line into a shared [`Lines`], timestamping each as it arrives.
+fn read_lines(from: impl Read + Send + 'static) -> Arc<Mutex<Lines>> {
+    let lines = Arc::new(Mutex::new(Lines::default()));
+    let shared = lines.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines() {
+            let Ok(line) = line else { break };
+            let mut l = shared.lock().unwrap_or_else(|p| p.into_inner());
+            l.lines.push((Instant::now(), line));
+        }
+        shared.lock().unwrap_or_else(|p| p.into_inner()).eof = true;
+    });
+    lines
+}
+
+/// The lines read so far, waiting until `deadline` at most for the end of the stream (a
+/// process the child started may still hold the pipe open, so the end may never come).
+fn collected(lines: &Mutex<Lines>, deadline: Instant) -> Vec<(Instant, String)> {
+    loop {
+        let l = lines.lock().unwrap_or_else(|p| p.into_inner());
+        if l.eof || Instant::now() >= deadline {
+            return l.lines.clone();
+        }
+        drop(l);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// When the last outcome line (`OK `, `ERR `, `SKIP `) read so far arrived.
+fn result_time(lines: &Mutex<Lines>) -> Option<Instant> {
+    let l = lines.lock().unwrap_or_else(|p| p.into_inner());
+    l.lines
+        .iter()
+        .rev()
+        .find(|(_, line)| parse_child_line(line).is_some())
+        .map(|(t, _)| *t)
+}
+
+/// Runs `cmd` with its output read as it comes: killed (`Timeout`) when `limit` passes; failed
+/// when it printed its result but did not exit within `exit_bound` after it (killed then), or
+/// when a signal ended it. Otherwise the outcome its last result line gives, checked against
+/// its exit status.
+fn watch_child(mut cmd: Command, limit: Duration, exit_bound: Duration) -> Child {
+    let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
-            return Child::Done(Outcome::Fail(format!(
+            return Child::fail(format!(
                 "could not start {}: {e}",
-                exe.display()
-            )))
+                cmd.get_program().to_string_lossy()
+            ))
         }
     };
     let start = Instant::now();
-    let status = loop {
+    // Both pipes are drained while the child runs: a child that fills one would block.
+    let out = read_lines(child.stdout.take().expect("stdout is piped"));
+    let err = read_lines(child.stderr.take().expect("stderr is piped"));
+    let mut slow = None;
+    let (status, exited) = loop {
         match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() > limit => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Child::Timeout;
+            Ok(Some(status)) => break (status, Instant::now()),
+            Ok(None) => {
+                if let Some(t) = result_time(&out) {
+                    if t.elapsed() > exit_bound {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        slow = Some(t.elapsed());
+                        break (std::process::ExitStatus::default(), Instant::now());
+                    }
+                } else if start.elapsed() > limit {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Child::Timeout;
+                }
+                std::thread::sleep(Duration::from_millis(5));
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => {
-                return Child::Done(Outcome::Fail(format!("waiting for the test process: {e}")))
-            }
+            Err(e) => return Child::fail(format!("waiting for the test process: {e}")),
         }
     };
-    let (mut out, mut err) = (String::new(), String::new());
-    let _ = child.stdout.take().map(|mut s| s.read_to_string(&mut out));
-    let _ = child.stderr.take().map(|mut s| s.read_to_string(&mut err));
-    let last = out.lines().rev().find_map(parse_child_line);
-    Child::Done(match (status.code(), last) {
-        (Some(0), Some(o @ (Outcome::Pass(_) | Outcome::Skip(_)))) => o,
-        (_, Some(o @ Outcome::Fail(_))) => o,
-        (code, _) => {
-            let tail: Vec<&str> = err.lines().rev().take(8).collect();
-            let tail: Vec<&str> = tail.into_iter().rev().collect();
-            Outcome::Fail(format!(
+    let deadline = Instant::now() + Duration::from_millis(500);
+    let out = collected(&out, deadline);
+    let err = collected(&err, deadline);
+    let last = out
+        .iter()
+        .rev()
+        .find_map(|(t, line)| Some((*t, parse_child_line(line)?)));
+    let exit = last
+        .as_ref()
+        .map(|(t, _)| exited.saturating_duration_since(*t));
+    let reported = last.map(|(_, o)| o);
+    let stderr_tail = || {
+        let tail: Vec<&str> = err.iter().rev().take(8).map(|(_, l)| l.as_str()).collect();
+        tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+    };
+    let outcome = if let Some(took) = slow {
+        Outcome::Fail(format!(
+            "printed its result but took {:.2} s to exit (more than the {:.0} s allowed; killed){}",
+            took.as_secs_f64(),
+            exit_bound.as_secs_f64(),
+            match reported {
+                Some(Outcome::Fail(why)) => format!("; its result: ERR {why}"),
+                _ => String::new(),
+            }
+        ))
+    } else if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&status) {
+        Outcome::Fail(format!(
+            "the test process was killed by signal {signal}: {}",
+            stderr_tail()
+        ))
+    } else if let Some(took) = exit.filter(|took| *took > exit_bound) {
+        Outcome::Fail(format!(
+            "printed its result but took {:.2} s to exit (more than the {:.0} s allowed)",
+            took.as_secs_f64(),
+            exit_bound.as_secs_f64()
+        ))
+    } else {
+        match (status.code(), reported) {
+            (Some(0), Some(o @ (Outcome::Pass(_) | Outcome::Skip(_)))) => o,
+            (_, Some(o @ Outcome::Fail(_))) => o,
+            (code, _) => Outcome::Fail(format!(
                 "test process exited with {code:?}: {}",
-                tail.join(" | ")
-            ))
+                stderr_tail()
+            )),
         }
-    })
+    };
+    Child::Done { outcome, exit }
 }
 
 /// Runs the hidden test `name` (one that never finishes) in a child runner with a limit of
@@ -232,6 +345,11 @@ pub fn hidden_test_times_out(ptx_dir: &Path, name: &str) -> crate::Result<Durati
         return Err(format!("the watchdog took {took:?}").into());
     }
     Ok(took)
+}
+
+/// "0.03s": how long a child took to exit after its result ("?" without one).
+fn exit_time(exit: Option<Duration>) -> String {
+    exit.map_or("?".into(), |d| format!("{:.2}s", d.as_secs_f64()))
 }
 
 /// Parent side: runs the selected tests, prints one line each and the summary
@@ -290,21 +408,31 @@ pub fn run_all(opts: &Options) -> i32 {
         let limit = test.timeout.mul_f64(opts.timeout_scale);
         let start = Instant::now();
         match run_child(&exe, &opts.ptx_dir, test, limit) {
-            Child::Done(Outcome::Pass(detail)) => {
+            Child::Done {
+                outcome: Outcome::Pass(detail),
+                exit,
+            } => {
                 passed += 1;
                 println!(
-                    "PASS {} ({detail}, {:.2}s)",
+                    "PASS {} ({detail}, {:.2}s, exit {})",
                     test.name,
-                    start.elapsed().as_secs_f64()
+                    start.elapsed().as_secs_f64(),
+                    exit_time(exit)
                 );
             }
-            Child::Done(Outcome::Skip(reason)) => {
+            Child::Done {
+                outcome: Outcome::Skip(reason),
+                ..
+            } => {
                 skipped += 1;
                 println!("SKIP {}: {reason}", test.name);
             }
-            Child::Done(Outcome::Fail(reason)) => {
+            Child::Done {
+                outcome: Outcome::Fail(reason),
+                exit,
+            } => {
                 failed += 1;
-                println!("FAIL {}: {reason}", test.name);
+                println!("FAIL {}: {reason} (exit {})", test.name, exit_time(exit));
             }
             Child::Timeout => {
                 failed += 1;
@@ -409,6 +537,88 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), n, "duplicate test names");
+    }
+
+    fn sh(script: &str) -> Command {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", script]);
+        cmd
+    }
+
+    /// A child that prints its result and exits at once passes with its detail and an exit
+    /// time near zero; one that lingers past the bound after its result fails as slow (and is
+    /// killed at the bound, not at the test's limit), even with a passing result.
+    #[test]
+    fn a_child_must_exit_promptly_after_its_result() {
+        let bound = Duration::from_secs(1);
+        match watch_child(sh("echo OK x"), Duration::from_secs(30), bound) {
+            Child::Done {
+                outcome: Outcome::Pass(detail),
+                exit: Some(exit),
+            } => {
+                assert_eq!(detail, "x");
+                assert!(exit < bound, "{exit:?}");
+            }
+            _ => panic!("a prompt child did not pass"),
+        }
+        let start = Instant::now();
+        match watch_child(sh("echo OK x; sleep 3"), Duration::from_secs(30), bound) {
+            Child::Done {
+                outcome: Outcome::Fail(why),
+                exit: Some(exit),
+            } => {
+                assert!(
+                    why.starts_with("printed its result but took ") && why.contains("s to exit"),
+                    "{why}"
+                );
+                assert!(exit >= bound, "{exit:?}");
+            }
+            _ => panic!("a child that lingered after its result did not fail"),
+        }
+        assert!(
+            start.elapsed() < Duration::from_millis(2900),
+            "not killed at the bound"
+        );
+    }
+
+    /// A failing result is kept; a signal fails the test even after a passing result; output
+    /// without a result line is a failure with the exit code; no result within the limit is a
+    /// timeout.
+    #[test]
+    fn signals_missing_results_and_limits() {
+        let run = |script: &str| watch_child(sh(script), Duration::from_secs(2), EXIT_BOUND);
+        match run("echo ERR broken; exit 1") {
+            Child::Done {
+                outcome: Outcome::Fail(why),
+                exit: Some(_),
+            } => assert_eq!(why, "broken"),
+            _ => panic!("ERR was not a failure"),
+        }
+        match run("echo OK x; kill -9 $$") {
+            Child::Done {
+                outcome: Outcome::Fail(why),
+                ..
+            } => assert!(
+                why.starts_with("the test process was killed by signal 9"),
+                "{why}"
+            ),
+            _ => panic!("a child killed by a signal passed"),
+        }
+        match run("echo device: H100; echo oops >&2; exit 3") {
+            Child::Done {
+                outcome: Outcome::Fail(why),
+                exit: None,
+            } => assert_eq!(why, "test process exited with Some(3): oops"),
+            _ => panic!("a child without a result passed"),
+        }
+        match run("echo SKIP needs sm_90") {
+            Child::Done {
+                outcome: Outcome::Skip(why),
+                exit: Some(_),
+            } => assert_eq!(why, "needs sm_90"),
+            _ => panic!("SKIP was not a skip"),
+        }
+        assert!(matches!(run("sleep 5"), Child::Timeout));
     }
 
     #[test]
