@@ -230,15 +230,27 @@ fn result_time(lines: &Mutex<Lines>) -> Option<Instant> {
 /// when it printed its result but did not exit within `exit_bound` after it (killed then), or
 /// when a signal ended it. Otherwise the outcome its last result line gives, checked against
 /// its exit status.
-fn watch_child(mut cmd: Command, limit: Duration, exit_bound: Duration) -> Child {
+fn watch_child(cmd: Command, limit: Duration, exit_bound: Duration) -> Child {
+    watch_child_output(cmd, limit, exit_bound).0
+}
+
+/// [`watch_child`], with every line the child printed to stdout (those after its result too).
+fn watch_child_output(
+    mut cmd: Command,
+    limit: Duration,
+    exit_bound: Duration,
+) -> (Child, Vec<String>) {
     let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
-            return Child::fail(format!(
-                "could not start {}: {e}",
-                cmd.get_program().to_string_lossy()
-            ))
+            return (
+                Child::fail(format!(
+                    "could not start {}: {e}",
+                    cmd.get_program().to_string_lossy()
+                )),
+                Vec::new(),
+            )
         }
     };
     let start = Instant::now();
@@ -260,11 +272,17 @@ fn watch_child(mut cmd: Command, limit: Duration, exit_bound: Duration) -> Child
                 } else if start.elapsed() > limit {
                     let _ = child.kill();
                     let _ = child.wait();
-                    return Child::Timeout;
+                    let lines = collected(&out, Instant::now() + Duration::from_millis(500));
+                    return (Child::Timeout, lines.into_iter().map(|(_, l)| l).collect());
                 }
                 std::thread::sleep(Duration::from_millis(5));
             }
-            Err(e) => return Child::fail(format!("waiting for the test process: {e}")),
+            Err(e) => {
+                return (
+                    Child::fail(format!("waiting for the test process: {e}")),
+                    Vec::new(),
+                )
+            }
         }
     };
     let deadline = Instant::now() + Duration::from_millis(500);
@@ -313,7 +331,52 @@ fn watch_child(mut cmd: Command, limit: Duration, exit_bound: Duration) -> Child
             )),
         }
     };
-    Child::Done { outcome, exit }
+    let lines = out.into_iter().map(|(_, l)| l).collect();
+    (Child::Done { outcome, exit }, lines)
+}
+
+/// What a test run in a child process ([`run_in_child`]) gave.
+pub struct ChildReport {
+    /// Its outcome as the runner judges it (a timeout is a failure saying so).
+    pub outcome: Outcome,
+    /// From its result line to its exit.
+    pub exit: Option<Duration>,
+    /// Every line it printed to stdout, the device's `printf` output included (the driver
+    /// writes it at synchronization, or at exit).
+    pub stdout: Vec<String>,
+}
+
+/// Runs test `name` (hidden or not) in a child process of this binary (`--one NAME`) with
+/// `env` added to its environment, judged as the runner judges every test: killed after
+/// `limit`, failed when it exits more than [`EXIT_BOUND`] after its result or by a signal.
+/// What must hold before CUDA starts in a process (`CUDA_MODULE_LOADING`) can only be set so.
+pub fn run_in_child(
+    ptx_dir: &Path,
+    name: &str,
+    env: &[(&str, &str)],
+    limit: Duration,
+) -> crate::Result<ChildReport> {
+    let mut cmd = Command::new(std::env::current_exe()?);
+    cmd.arg("--ptx-dir").arg(ptx_dir).args(["--one", name]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let (child, stdout) = watch_child_output(cmd, limit, EXIT_BOUND);
+    let (outcome, exit) = match child {
+        Child::Done { outcome, exit } => (outcome, exit),
+        Child::Timeout => (
+            Outcome::Fail(format!(
+                "`{name}` did not finish within {:.1} s (killed)",
+                limit.as_secs_f64()
+            )),
+            None,
+        ),
+    };
+    Ok(ChildReport {
+        outcome,
+        exit,
+        stdout,
+    })
 }
 
 /// Runs the hidden test `name` (one that never finishes) in a child runner with a limit of

@@ -14,6 +14,7 @@ pub mod host_api;
 pub mod latch;
 pub mod message;
 pub mod misuse;
+pub mod misuse_stuck;
 pub mod multi_gpu;
 pub mod mutex;
 pub mod patterns_arrive;
@@ -49,6 +50,7 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(phases::tests());
     all.extend(timed::tests());
     all.extend(misuse::tests());
+    all.extend(misuse_stuck::tests());
     all.extend(sys::tests());
     all.extend(multi_gpu::tests());
     all.extend(cluster::tests());
