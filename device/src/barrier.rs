@@ -135,11 +135,11 @@ const FULL: u64 = 1 << 31;
 /// assert_eq!(init_word(3), 0x7FFF_FFFD_7FFF_FFFD);
 /// ```
 pub const fn init_word(expected: u32) -> u64 {
-    assert!(
+    check!(
         expected > 0,
         "barrier::init_word: a barrier needs at least one thread"
     );
-    assert!(
+    check!(
         (expected as u64) < FULL,
         "barrier::init_word: a barrier holds at most 2^31 - 1 threads"
     );
@@ -235,8 +235,8 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
     const_fn! {
     /// A barrier for `expected` threads (at least 1, below `2^31`).
     pub fn new(expected: u32) -> Self {
-        assert!(expected > 0, "Barrier::new: a barrier needs at least one thread");
-        assert!(
+        check!(expected > 0, "Barrier::new: a barrier needs at least one thread");
+        check!(
             (expected as u64) < FULL,
             "Barrier::new: a barrier holds at most 2^31 - 1 threads"
         );
@@ -272,8 +272,8 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
     /// assert_eq!(phases.load(Relaxed), 1);
     /// ```
     pub fn with_completion<F: Completion>(expected: u32, completion: F) -> Barrier<S, B, F> {
-        assert!(expected > 0, "Barrier::with_completion: a barrier needs at least one thread");
-        assert!(
+        check!(expected > 0, "Barrier::with_completion: a barrier needs at least one thread");
+        check!(
             (expected as u64) < FULL,
             "Barrier::with_completion: a barrier holds at most 2^31 - 1 threads"
         );
@@ -294,7 +294,7 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
     /// meanwhile.
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut u64) -> &'a Self {
-        debug_assert!(
+        debug_check!(
             ptr.is_aligned(),
             "Barrier::from_ptr: the word must be 8-byte aligned"
         );
@@ -310,11 +310,11 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// block barrier such as `block::sync()` for shared memory, or a kernel boundary).
     #[inline(always)]
     pub fn init(&self, expected: u32) {
-        assert!(
+        check!(
             expected > 0,
             "Barrier::init: a barrier needs at least one thread"
         );
-        assert!(
+        check!(
             (expected as u64) < FULL,
             "Barrier::init: a barrier holds at most 2^31 - 1 threads"
         );
@@ -346,7 +346,7 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// PTX: as [`arrive`](Self::arrive), adding `n << 32`.
     #[inline(always)]
     pub fn arrive_n(&self, n: u32) -> Token {
-        assert!(n > 0, "Barrier::arrive_n: counts at least one arrival");
+        check!(n > 0, "Barrier::arrive_n: counts at least one arrival");
         self.arrive_any(n)
     }
 

@@ -70,7 +70,7 @@ impl<S: Scope> AtomicFlag<S> {
     /// access to it during `'a` is atomic; it holds 0 or 1.
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut u32) -> &'a Self {
-        debug_assert!(ptr.is_aligned(), "AtomicFlag::from_ptr: misaligned pointer");
+        debug_check!(ptr.is_aligned(), "AtomicFlag::from_ptr: misaligned pointer");
         // SAFETY: `repr(transparent)` over `Atomic<u32, S>`, itself transparent over a `u32`.
         unsafe { &*ptr.cast::<Self>() }
     }

@@ -145,8 +145,8 @@
 //! use ptx_sync::{Atomic, Gpu, Mutex, Ordering::*};
 //!
 //! #[panic_handler]
-//! fn panic(_: &core::panic::PanicInfo) -> ! {
-//!     unsafe { core::arch::nvptx::trap() }
+//! fn panic(info: &core::panic::PanicInfo) -> ! {
+//!     ptx_sync::report_panic(info) // prints the message and location, then traps
 //! }
 //!
 //! fn bucket_of(key: u32, bucket_bits: u32) -> u32 {
@@ -224,6 +224,9 @@
 // `asm_experimental_arch` of its own (device/src/shared_static.rs).
 #![cfg_attr(target_arch = "nvptx64", feature(allow_internal_unstable))]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+// `check!` in `const fn`s (`Semaphore::new`, `Barrier::new`): a panic at compile time, the
+// message and `trap` at run time (`const_eval_select`; see `check!`).
+#![cfg_attr(target_arch = "nvptx64", feature(core_intrinsics, const_eval_select))]
 // docs.rs (nightly, `--cfg docsrs`): mark each item with the target and arch it needs.
 #![cfg_attr(docsrs, feature(doc_cfg), doc(auto_cfg(hide(loom))))]
 #![warn(missing_docs)]
@@ -244,6 +247,37 @@ compile_error!(
      atomics at .sys scope need ISA 8.4, ld/st.mmio needs 8.2; loading the PTX needs a CUDA \
      12.4+ driver), or use ptx_sync_build::PtxBuilder, which sets it"
 );
+
+/// A check of the library that stays in release builds: on the host an `assert!` (the same
+/// panic message); on the GPU, when it fails, the message is printed with `vprintf` and the
+/// thread traps ([`check_failed`]), whatever the kernel's panic handler does (a handler that
+/// only traps would hide the message). In a `const fn` evaluated at compile time it is a
+/// compile-time panic. `$msg` is a string literal (or `concat!`/`stringify!` of them), without
+/// the `ptx-sync: ` prefix and newline the GPU adds.
+macro_rules! check {
+    ($cond:expr, $msg:expr $(,)?) => {
+        #[cfg(not(target_arch = "nvptx64"))]
+        assert!($cond, "{}", $msg);
+        #[cfg(target_arch = "nvptx64")]
+        if !$cond {
+            // Both functions stop with the same message (NUL-terminated for `vprintf`).
+            ::core::intrinsics::const_eval_select(
+                (::core::concat!("ptx-sync: ", $msg, "\n\0"),),
+                $crate::check_failed_in_const,
+                $crate::check_failed,
+            )
+        }
+    };
+}
+
+/// [`check!`] in debug builds only (`debug_assert!` on the host); release builds emit nothing.
+macro_rules! debug_check {
+    ($cond:expr, $msg:expr $(,)?) => {
+        if cfg!(debug_assertions) {
+            check!($cond, $msg);
+        }
+    };
+}
 
 // Every `--cfg loom` switch of the crate, and its macros (`const_fn!`, `cfg_not_loom!`).
 #[macro_use]
@@ -276,6 +310,8 @@ pub mod grid;
 pub mod latch;
 pub mod mutex;
 mod order;
+#[cfg(target_arch = "nvptx64")]
+mod panic;
 pub mod scope;
 pub mod semaphore;
 pub mod shared;
@@ -309,6 +345,8 @@ pub use float16::{Bf16, Bf16x2, F16x2, F16};
 pub use grid::GridBarrier;
 pub use latch::Latch;
 pub use mutex::{Mutex, MutexGuard, SpinLock};
+#[cfg(target_arch = "nvptx64")]
+pub use panic::report_panic;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub use scope::Cluster;
 pub use scope::{Cta, Gpu, Scope, ScopeKind, Sys};
@@ -323,22 +361,49 @@ pub use wait::{Backoff, Elapsed, NanoSleep, Spin, TimedOut};
 #[inline(never)]
 pub(crate) fn debug_trap(message: &'static core::ffi::CStr) -> ! {
     #[cfg(target_arch = "nvptx64")]
-    {
-        extern "C" {
-            // CUDA's device-side printf, provided by the driver's JIT (as for `printf` in C++).
-            fn vprintf(format: *const u8, args: *const u8) -> i32;
-        }
-        // SAFETY: a NUL-terminated format without conversions; no arguments.
-        unsafe {
-            vprintf(message.as_ptr().cast(), core::ptr::null());
-            core::arch::asm!("trap;", options(noreturn, nostack));
-        }
+    // SAFETY: a `CStr` is NUL-terminated.
+    unsafe {
+        print_and_trap(message.as_ptr().cast())
     }
     #[cfg(not(target_arch = "nvptx64"))]
     panic!(
         "{}",
         message.to_str().unwrap_or("ptx-sync: misuse").trim_end()
     );
+}
+
+/// The one trap path of the GPU build: `vprintf` of `message` (no conversions, no arguments),
+/// then `trap`.
+///
+/// # Safety
+/// `message` is NUL-terminated and holds no `%`.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn print_and_trap(message: *const u8) -> ! {
+    extern "C" {
+        // CUDA's device-side printf, provided by the driver's JIT (as for `printf` in C++).
+        fn vprintf(format: *const u8, args: *const u8) -> i32;
+    }
+    // SAFETY: the caller's contract; no arguments.
+    unsafe {
+        vprintf(message, core::ptr::null());
+        core::arch::asm!("trap;", options(noreturn, nostack));
+    }
+}
+
+/// A failed [`check!`] on the GPU: `message` ends in `"\n\0"`.
+#[cfg(target_arch = "nvptx64")]
+#[cold]
+#[inline(never)]
+pub(crate) fn check_failed(message: &'static str) -> ! {
+    // SAFETY: `check!` passes a literal ending in a NUL; the messages hold no `%`.
+    unsafe { print_and_trap(message.as_ptr()) }
+}
+
+/// A failed [`check!`] in a `const fn` evaluated at compile time: a compile error.
+#[cfg(target_arch = "nvptx64")]
+pub(crate) const fn check_failed_in_const(message: &'static str) -> ! {
+    panic!("{}", message)
 }
 
 /// In a debug build on the GPU, traps with `message` when `object` is in local memory (a

@@ -80,7 +80,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// A semaphore with `initial` free units. Panics if `initial > MAX`. Emits no PTX of its
     /// own (a plain initialization). libcu++: the `counting_semaphore(desired)` constructor.
     pub fn new(initial: u32) -> Self {
-        assert!(initial <= MAX, "Semaphore::new: initial count above MAX");
+        check!(initial <= MAX, "Semaphore::new: initial count above MAX");
         Semaphore {
             count: Atomic::new(initial),
             backoff: PhantomData,
@@ -259,7 +259,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// PTX: `st.relaxed.<scope>.b32`.
     #[inline(always)]
     pub fn init(&self, initial: u32) {
-        assert!(initial <= MAX, "Semaphore::init: initial count above MAX");
+        check!(initial <= MAX, "Semaphore::init: initial count above MAX");
         crate::debug_check_not_local(self, LOCAL);
         self.count.store(initial, Relaxed);
     }

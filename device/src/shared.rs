@@ -195,7 +195,7 @@ impl<T, const N: usize> Shared<[T; N]> {
     #[inline(always)]
     #[track_caller]
     pub fn at(self, i: usize) -> Shared<T> {
-        debug_assert!(i < N, "Shared::at: index out of bounds");
+        debug_check!(i < N, "Shared::at: index out of bounds");
         self.cast::<T>().add(i)
     }
 }

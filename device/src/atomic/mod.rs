@@ -173,7 +173,7 @@ impl<T: AtomicValue, S: Scope> Atomic<T, S> {
     /// (see [`small`]).
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut T) -> &'a Self {
-        debug_assert!(ptr.is_aligned(), "Atomic::from_ptr: misaligned pointer");
+        debug_check!(ptr.is_aligned(), "Atomic::from_ptr: misaligned pointer");
         // SAFETY: `Atomic<T, S>` is `repr(transparent)` over `UnsafeCell<T>`; the caller
         // guarantees validity and alignment.
         unsafe { &*(ptr as *const Self) }

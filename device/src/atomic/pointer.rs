@@ -72,7 +72,7 @@ impl<T, S: Scope> AtomicPtr<T, S> {
     /// concurrent access to it during `'a` is atomic.
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut *mut T) -> &'a Self {
-        debug_assert!(ptr.is_aligned(), "AtomicPtr::from_ptr: misaligned pointer");
+        debug_check!(ptr.is_aligned(), "AtomicPtr::from_ptr: misaligned pointer");
         // SAFETY: `repr(transparent)` over `UnsafeCell<*mut T>`; the caller guarantees the rest.
         unsafe { &*(ptr as *const Self) }
     }

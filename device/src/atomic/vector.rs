@@ -208,7 +208,7 @@ macro_rules! vector_common {
                 "to it during `'a` is atomic.")]
             #[inline(always)]
             pub unsafe fn from_ptr<'a>(ptr: *mut [$lane; $n]) -> &'a Self {
-                debug_assert!(ptr as usize % $align == 0, concat!(stringify!($name), "::from_ptr: misaligned pointer"));
+                debug_check!(ptr as usize % $align == 0, concat!(stringify!($name), "::from_ptr: misaligned pointer"));
                 // SAFETY: `repr(C)` over `UnsafeCell<[$lane; $n]>`, whose alignment the caller
                 // guarantees along with validity.
                 unsafe { &*(ptr as *const Self) }

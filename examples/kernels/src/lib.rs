@@ -13,9 +13,10 @@ use ptx_sync::block::{dim_x, grid_x, index_x, thread_x};
 use ptx_sync::{Atomic, Gpu, GridBarrier, Mutex, Ordering::*};
 
 #[panic_handler]
-fn panic(_: &core::panic::PanicInfo) -> ! {
-    // SAFETY: `trap` ends the kernel; the host sees the launch fail.
-    unsafe { core::arch::nvptx::trap() }
+fn panic(info: &core::panic::PanicInfo) -> ! {
+    // Prints "panicked at file:line:col: message" on the GPU, then traps: the host sees the
+    // launch fail and the message on its stdout.
+    ptx_sync::report_panic(info)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -33,9 +33,10 @@ mod timed;
 mod warp_intrinsics;
 
 #[panic_handler]
-fn panic(_: &core::panic::PanicInfo) -> ! {
-    // SAFETY: trap aborts the kernel; the host sees a launch failure.
-    unsafe { core::arch::nvptx::trap() }
+fn panic(info: &core::panic::PanicInfo) -> ! {
+    // Prints "panicked at file:line:col: message" on the GPU, then traps: the host sees the
+    // launch fail and the message on its stdout.
+    ptx_sync::report_panic(info)
 }
 
 /// Global thread index in a 1-D launch.
