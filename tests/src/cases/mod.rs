@@ -15,6 +15,7 @@ pub mod latch;
 pub mod message;
 pub mod misuse;
 pub mod misuse_faults;
+pub mod misuse_launches;
 pub mod misuse_messages;
 pub mod misuse_streams;
 pub mod misuse_stuck;
@@ -57,6 +58,7 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(misuse_streams::tests());
     all.extend(misuse_faults::tests());
     all.extend(misuse_messages::tests());
+    all.extend(misuse_launches::tests());
     all.extend(sys::tests());
     all.extend(multi_gpu::tests());
     all.extend(cluster::tests());
