@@ -2,6 +2,7 @@
 //! ptx-sync's misuse check (`vprintf` of its message, then `trap`) with the checks on, and
 //! neither with them off. Builds `core` for nvptx once (about a minute), into this package's
 //! `CARGO_TARGET_TMPDIR`; the two builds share it and differ only in the `ptx-sync` package.
+//! The same kernel crate checks that `shared!`'s `#[align(N)]` reaches the PTX.
 
 use ptx_sync_build::{Arch, PtxBuilder};
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ fn kernel_crate() -> PathBuf {
     // The panic handler spins, so any `trap` or `vprintf` in the PTX is ptx-sync's check.
     let lib = "#![no_std]\n#![feature(abi_ptx)]\n\
         #[panic_handler]\nfn panic(_: &core::panic::PanicInfo) -> ! { loop {} }\n\
+        ptx_sync::shared! { #[align(16)] static TILE: [u32; 64]; }\n\
         #[unsafe(no_mangle)]\n\
         pub unsafe extern \"ptx-kernel\" fn count_down(p: *mut u32) {\n\
             unsafe { ptx_sync::Latch::<ptx_sync::Gpu>::from_ptr(p) }.count_down();\n}\n";
@@ -52,4 +54,9 @@ fn debug_checks_put_the_message_and_trap_in_the_ptx() {
     let off = build(false);
     assert!(!off.contains("vprintf") && !off.contains("trap;"), "{off}");
     assert!(off.contains("atom.release.gpu.add.u32"), "{off}");
+    // `shared!`'s `#[align(16)]` reaches the PTX (a `[u32; _]` alone is 4-byte aligned).
+    assert!(
+        off.contains(".shared .align 16 .b8 ptx_sync_shared_TILE_"),
+        "{off}"
+    );
 }

@@ -15,6 +15,10 @@
 
 use core::cell::UnsafeCell;
 
+/// The most arrivals an `mbarrier` expects (PTX ISA, "Contents of the mbarrier object": the
+/// expected and pending counts lie in `0 ..= 2^20 - 1`).
+const MAX_COUNT: u32 = (1 << 20) - 1;
+
 // Transaction counts (sm_90): `expect_tx`, `arrive_expect_tx`, `complete_tx`.
 #[cfg(target_feature = "sm_90")]
 mod tx;
@@ -57,21 +61,59 @@ const _: fn() = || {
 impl BlockBarrier {
     /// Views the barrier at `ptr`.
     ///
+    /// Debug builds trap with a message when `ptr` is not 8-byte aligned or not in this
+    /// block's shared memory (`isspacep.shared::cta`).
+    ///
     /// # Safety
     /// `ptr` is 8-byte aligned, in this block's shared memory, lives for `'a`, and is used
     /// only through `BlockBarrier` meanwhile.
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut u64) -> &'a Self {
+        debug_check!(
+            ptr.is_aligned(),
+            "BlockBarrier::from_ptr: the mbarrier must be 8-byte aligned"
+        );
         // SAFETY: `repr(C)` over one `u64`; the caller's contract.
-        unsafe { &*ptr.cast::<Self>() }
+        let bar = unsafe { &*ptr.cast::<Self>() };
+        bar.debug_check_shared();
+        bar
+    }
+
+    /// In debug builds, traps unless the barrier is in this block's shared memory. The
+    /// `mbarrier` instructions take a `.shared::cta` address: `cvta.to.shared` of a local
+    /// (a kernel's variable) or global address yields some other shared location, which the
+    /// barrier would then silently corrupt.
+    #[inline(always)]
+    fn debug_check_shared(&self) {
+        debug_check!(
+            crate::atomic::space::in_space(
+                self.state.get() as *const u8,
+                crate::atomic::space::SpaceKind::SharedCta,
+            ),
+            "BlockBarrier: not in this block's shared memory (mbarrier needs a .shared::cta \
+             address; a local or global one names another location)"
+        );
     }
 
     /// Initializes the barrier for `count` threads (1..=2^20-1). One thread calls it, then
     /// the block synchronizes (`block::sync()`) before anyone arrives.
     ///
+    /// Debug builds trap with a message on a count of 0 or above 2^20 - 1 (the PTX ISA's
+    /// range for `mbarrier.init`; a phase of 0 arrivals could never complete), and when the
+    /// barrier is not in this block's shared memory.
+    ///
     /// PTX: `mbarrier.init.shared.b64`.
     #[inline(always)]
     pub fn init(&self, count: u32) {
+        debug_check!(
+            count > 0,
+            "BlockBarrier::init: a barrier needs at least one thread"
+        );
+        debug_check!(
+            count <= MAX_COUNT,
+            "BlockBarrier::init: an mbarrier expects at most 2^20 - 1 arrivals"
+        );
+        self.debug_check_shared();
         // SAFETY: `self` is in shared memory (constructor contract).
         unsafe {
             core::arch::asm!(
@@ -80,11 +122,17 @@ impl BlockBarrier {
         }
     }
 
-    /// Arrives at the current phase; returns its token.
+    /// Arrives at the current phase; returns its token. Debug builds trap with a message when
+    /// the barrier is not in this block's shared memory.
+    ///
+    /// More arrivals than `init`'s count in one phase are not detected: the state an arrival
+    /// returns is opaque in the PTX ISA (`mbarrier.pending_count` reads it only after a
+    /// `.noComplete` arrival), and an extra arrival counts towards the next phase.
     ///
     /// PTX: `mbarrier.arrive.shared.b64` (`.release.cta` by default).
     #[inline(always)]
     pub fn arrive(&self) -> BlockToken {
+        self.debug_check_shared();
         let t: u64;
         // SAFETY: as in `init`.
         unsafe {
@@ -100,6 +148,7 @@ impl BlockBarrier {
     /// PTX: `mbarrier.arrive_drop.shared.b64`.
     #[inline(always)]
     pub fn arrive_and_drop(&self) {
+        self.debug_check_shared();
         // SAFETY: as in `init`.
         unsafe {
             core::arch::asm!(

@@ -78,7 +78,10 @@ const BAR_SPACE: &core::ffi::CStr =
 ///
 /// # Safety
 /// - `bytes` is a positive multiple of 16 (debug builds trap otherwise).
-/// - `dst` and `src` are 16-byte aligned (debug builds trap otherwise).
+/// - `dst` and `src` are 16-byte aligned (debug builds trap otherwise; the PTX ISA requires
+///   it of `cp.async.bulk`, and release builds copy wrong bytes or fault). A
+///   [`shared!`](crate::shared!) variable has its type's alignment (4 for a `[u32; N]`):
+///   declare a copy's target `#[align(16)]` (`shared! { #[align(16)] static TILE: [u32; 1024]; }`).
 /// - `src .. src + bytes` is readable global memory (debug builds check that `src` is in the
 ///   global window), not written during the copy.
 /// - `dst .. dst + bytes` lies in this block's shared memory (the launch's dynamic shared

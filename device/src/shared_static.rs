@@ -58,8 +58,8 @@ use crate::shared::Shared;
 use core::marker::PhantomData;
 
 /// The symbol of one [`shared!`](crate::shared!) variable. Implemented only by `shared!`
-/// (the implementation promises that `address` is a `.shared` variable of `size_of::<Target>()`
-/// bytes aligned to `align_of::<Target>()`).
+/// (the implementation promises that `address` is a `.shared` variable of `SIZE` bytes aligned
+/// to `ALIGN`, at least `align_of::<Target>()`).
 #[doc(hidden)]
 pub unsafe trait Symbol: 'static {
     /// The variable's type.
@@ -70,7 +70,7 @@ pub unsafe trait Symbol: 'static {
     } else {
         core::mem::size_of::<Self::Target>()
     };
-    /// Its alignment in PTX.
+    /// Its alignment in PTX (`shared!`'s `#[align(N)]` raises it).
     const ALIGN: usize = core::mem::align_of::<Self::Target>();
     /// The `.shared` address (`mov.u32` of the symbol).
     #[cfg(target_arch = "nvptx64")]
@@ -211,11 +211,27 @@ pub const fn __hash(s: &str) -> u64 {
 ///
 /// Each `static NAME: T;` (with optional attributes, docs and visibility) becomes:
 /// - on the GPU, a module-scope `.shared .align A .b8 ptx_sync_shared_NAME_<hash>[N];` (`A` and
-///   `N` are `T`'s alignment and size), emitted with `global_asm!`;
+///   `N` are `T`'s alignment and size, `A` raised by `#[align(..)]`, below), emitted with
+///   `global_asm!`;
 /// - a constant `NAME` of type [`SharedStatic`]: `NAME.shared()` ([`Shared<T>`](crate::shared::Shared),
 ///   `.shared` address), `NAME.as_ptr()` (`*mut T`), `unsafe { NAME.get() }` (`&'static T`);
 /// - a hidden module `NAME` holding the symbol (modules and constants have separate
 ///   namespaces).
+///
+/// `#[align(N)]` (a power of two) among the attributes raises the variable's alignment to `N`
+/// when `T`'s is smaller, on the GPU (`.shared .align N`) and on the host. A bulk copy
+/// (`bulk::copy_global_to_shared`, sm_90, GPU only) writes only 16-byte aligned shared
+/// memory, and a `[u32; 1024]` is 4-byte aligned: declare its target `#[align(16)]`.
+///
+/// ```
+/// ptx_sync::shared! {
+///     /// The copy engine's target (bulk copies need 16-byte alignment).
+///     #[align(16)]
+///     static TILE: [u32; 1024];
+/// }
+/// assert_eq!(TILE.as_ptr() as usize % 16, 0);
+/// assert_eq!(TILE.shared().at(5).generic() as usize % 4, 0);
+/// ```
 ///
 /// The variable is uninitialized at launch, one copy per block; see the
 /// [`shared_static`](crate::shared_static) module docs for who initializes it, the PTX names,
@@ -227,7 +243,43 @@ pub const fn __hash(s: &str) -> u64 {
     allow_internal_unstable(asm_experimental_arch)
 )]
 macro_rules! shared {
-    ($($(#[$m:meta])* $vis:vis static $name:ident : $t:ty;)*) => {$(
+    () => {};
+    // The attributes are taken one at a time: `#[align(N)]` is the variable's own, every other
+    // one (docs, `#[allow]`...) goes on the constant.
+    (@attrs [$($m:tt)*] [$($a:tt)*] #[align($n:literal)] $($rest:tt)*) => {
+        $crate::shared!(@attrs [$($m)*] [$n] $($rest)*);
+    };
+    (@attrs [$($m:tt)*] [$($a:tt)*] #[$meta:meta] $($rest:tt)*) => {
+        $crate::shared!(@attrs [$($m)* #[$meta]] [$($a)*] $($rest)*);
+    };
+    (@attrs [$($m:tt)*] [$($a:tt)*] $vis:vis static $name:ident : $t:ty; $($rest:tt)*) => {
+        $crate::shared!(@one [$($m)*] [$($a)*] $vis static $name: $t);
+        $crate::shared!($($rest)*);
+    };
+    (@attrs $($bad:tt)*) => {
+        ::core::compile_error!(
+            "shared!: expected `static NAME: T;`, with optional attributes, `#[align(N)]` and visibility"
+        );
+    };
+    // The host backend's storage: `T`'s alignment, or `N` when larger.
+    (@host [] $t:ty) => {{
+        static STORAGE: $crate::shared_static::HostStorage<$t> =
+            $crate::shared_static::HostStorage::new();
+        STORAGE.get()
+    }};
+    (@host [$n:literal] $t:ty) => {{
+        #[repr(C, align($n))]
+        struct Aligned($crate::shared_static::HostStorage<$t>);
+        static STORAGE: Aligned = Aligned($crate::shared_static::HostStorage::new());
+        STORAGE.0.get()
+    }};
+    (@align [] $t:ty) => { ::core::mem::align_of::<$t>() };
+    (@align [$n:literal] $t:ty) => {{
+        const N: usize = $n;
+        ::core::assert!(N.is_power_of_two(), "shared!: #[align(N)] needs a power of two");
+        if N > ::core::mem::align_of::<$t>() { N } else { ::core::mem::align_of::<$t>() }
+    }};
+    (@one [$($m:tt)*] [$($a:tt)*] $vis:vis static $name:ident : $t:ty) => {
         // The symbol lives in a module of the variable's name (the type namespace), so the
         // constant of the same name (the value namespace) can refer to it. `global_asm!` must
         // be at module level: inside a function body, that module is the only item position.
@@ -255,6 +307,7 @@ macro_rules! shared {
         // SAFETY: `address` is the variable declared above, of `$t`'s size and alignment.
         unsafe impl $crate::shared_static::Symbol for $name::Symbol {
             type Target = $t;
+            const ALIGN: usize = $crate::shared!(@align [$($a)*] $t);
             #[cfg(target_arch = "nvptx64")]
             #[inline(always)]
             fn address() -> u32 {
@@ -271,14 +324,15 @@ macro_rules! shared {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             fn host() -> *mut $t {
-                static STORAGE: $crate::shared_static::HostStorage<$t> =
-                    $crate::shared_static::HostStorage::new();
-                STORAGE.get()
+                $crate::shared!(@host [$($a)*] $t)
             }
         }
-        $(#[$m])*
+        $($m)*
         // SAFETY: the symbol declared above.
         $vis const $name: $crate::shared_static::SharedStatic<$name::Symbol> =
             unsafe { $crate::shared_static::SharedStatic::__new() };
-    )*};
+    };
+    ($($rest:tt)+) => {
+        $crate::shared!(@attrs [] [] $($rest)+);
+    };
 }

@@ -48,6 +48,7 @@ impl BlockBarrier {
         if cfg!(debug_assertions) && bytes > MAX_TX_COUNT {
             crate::debug_trap(TOO_MANY);
         }
+        self.debug_check_shared();
         // SAFETY: `self` is in this block's shared memory (`from_ptr`'s contract). Not
         // `nomem`: the count must stay between the copies and the arrival it belongs to.
         unsafe {
@@ -85,6 +86,7 @@ impl BlockBarrier {
         if cfg!(debug_assertions) && bytes > MAX_TX_COUNT {
             crate::debug_trap(TOO_MANY);
         }
+        self.debug_check_shared();
         let t: u64;
         // SAFETY: as in `expect_tx`.
         unsafe {
@@ -124,6 +126,7 @@ impl BlockBarrier {
         if cfg!(debug_assertions) && bytes > MAX_TX_COUNT {
             crate::debug_trap(TOO_MANY);
         }
+        self.debug_check_shared();
         // SAFETY: as in `expect_tx`.
         unsafe {
             core::arch::asm!(
