@@ -43,9 +43,9 @@ fn verdict<T>(r: &ptx_sync_host::Result<T>) -> String {
 }
 
 /// The control run first (the kernel with control 1, or a write to a real buffer) must work;
-/// then the fault must make `wait` answer `code`; then download, upload, zeros, a control launch
-/// + wait must answer `code` too (the context is unusable), and load_ptx, with_new_stream,
-/// read_global, Device::open(0) and MappedBuffer::new must answer within 1 s without a panic
+/// then the fault must make `wait` answer `code`; then download, upload, zeros, and a control
+/// launch and wait must answer `code` too (the context is unusable), and load_ptx, with_new_stream,
+/// Device::open(0) and MappedBuffer::new must answer within 1 s without a panic
 /// (the detail says which worked).
 fn fault(ctx: &Ctx, fault: Fault, code: CUresult) -> Result<String> {
     let gpu = &ctx.gpu;

@@ -207,11 +207,12 @@ fn drops_while_a_kernel_runs(ctx: &Ctx) -> Result<String> {
     // SAFETY: (word, done): a mapped word that outlives the kernel, and a device word whose
     // free is ordered after the kernel on the stream.
     unsafe { gpu.launch(&spin).arg(&buf).arg(&done).launch(one_thread()) }?;
-    let mut took = Vec::new();
-    took.push(("kernel", timed_drop("the kernel", spin)?));
-    took.push(("module", timed_drop("the module", module)?));
-    took.push(("device word", timed_drop("the device word", done)?));
-    took.push(("Device", timed_drop("the Device", gpu)?));
+    let took = [
+        ("kernel", timed_drop("the kernel", spin)?),
+        ("module", timed_drop("the module", module)?),
+        ("device word", timed_drop("the device word", done)?),
+        ("Device", timed_drop("the Device", gpu)?),
+    ];
     buf.atomics_u32()[0].store(1, Release);
     ctx.gpu
         .wait(Duration::from_secs(30))
