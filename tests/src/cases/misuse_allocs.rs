@@ -112,9 +112,9 @@ fn still_works(ctx: &Ctx) -> Result<()> {
     Ok(())
 }
 
-/// Expected: load_ptx_str of "this is not PTX" -> CUDA_ERROR_INVALID_PTX; of "" ->
-/// CUDA_ERROR_INVALID_PTX or CUDA_ERROR_INVALID_IMAGE (the driver may not take an empty image
-/// for PTX at all); of the first half of the suite's PTX -> CUDA_ERROR_INVALID_PTX; of the
+/// Expected: load_ptx_str of "this is not PTX" -> CUDA_ERROR_INVALID_IMAGE (seen on an H200:
+/// the driver takes it for a binary image); of "" -> CUDA_ERROR_INVALID_IMAGE (the same); of
+/// the first half of the suite's PTX -> CUDA_ERROR_INVALID_PTX; of the
 /// suite's PTX with `.target sm_200` -> CUDA_ERROR_INVALID_PTX; of text with a NUL ->
 /// CUDA_ERROR_INVALID_PTX (refused before the driver); kernel "no_such_kernel" ->
 /// `KernelNotFound`; global "NO_SUCH_GLOBAL" and the kernel name "misuse_set_word" as a global
@@ -128,13 +128,15 @@ fn bad_ptx(ctx: &Ctx) -> Result<String> {
     };
     let future = real.replacen(target, ".target sm_200", 1);
     let invalid = [CUresult::CUDA_ERROR_INVALID_PTX];
+    let image = [CUresult::CUDA_ERROR_INVALID_IMAGE];
     let empty_ok = [
         CUresult::CUDA_ERROR_INVALID_PTX,
         CUresult::CUDA_ERROR_INVALID_IMAGE,
     ];
     let texts: [(&str, &str, &[CUresult]); 5] = [
-        ("garbage", "this is not PTX\n", &invalid),
-        ("empty", "", &empty_ok),
+        // Text that does not start like PTX (or none) is taken for a binary image.
+        ("garbage", "this is not PTX\n", &image),
+        ("empty", "", &image),
         ("truncated", half, &invalid),
         ("future arch (.target sm_200)", &future, &invalid),
         ("with a NUL", "// PTX\0\n", &invalid),
