@@ -129,10 +129,6 @@ fn bad_ptx(ctx: &Ctx) -> Result<String> {
     let future = real.replacen(target, ".target sm_200", 1);
     let invalid = [CUresult::CUDA_ERROR_INVALID_PTX];
     let image = [CUresult::CUDA_ERROR_INVALID_IMAGE];
-    let empty_ok = [
-        CUresult::CUDA_ERROR_INVALID_PTX,
-        CUresult::CUDA_ERROR_INVALID_IMAGE,
-    ];
     let texts: [(&str, &str, &[CUresult]); 5] = [
         // Text that does not start like PTX (or none) is taken for a binary image.
         ("garbage", "this is not PTX\n", &image),
