@@ -143,11 +143,10 @@ impl Device {
 
     /// The limit of the calls on this handle that wait for its stream without taking a limit
     /// of their own ([`download`](Self::download), [`upload`](Self::upload),
-    /// [`Module::read_global`], [`Module::write_global`]) and of drops that must wait for the
-    /// GPU before freeing (modules, [`MappedBuffer`](crate::MappedBuffer),
-    /// [`PeerBuffer`](crate::PeerBuffer)). Past it the answer is [`Error::Timeout`] (a drop
-    /// leaks instead), and the GPU is stuck. 60 s unless [`set_watchdog`](Self::set_watchdog)
-    /// changed it.
+    /// [`Module::read_global`], [`Module::write_global`]). Past it the answer is
+    /// [`Error::Timeout`], and the GPU is stuck. 60 s unless [`set_watchdog`](Self::set_watchdog)
+    /// changed it. (Drops never wait: a module or pinned memory dropped while the GPU is busy is
+    /// freed by the first later call that finds it idle, and never while it is stuck.)
     pub fn watchdog(&self) -> Duration {
         self.watchdog
     }
@@ -242,7 +241,6 @@ impl Device {
             unload: Arc::new(Unload {
                 module: ManuallyDrop::new(module.clone()),
                 gpu: self.ordinal(),
-                limit: self.watchdog,
             }),
             module,
             stream: self.stream.clone(),
@@ -318,6 +316,7 @@ impl Device {
 
     /// [`wait`](Self::wait) for the work on this handle's stream, saying `what` it was.
     pub(crate) fn settle(&self, limit: Duration, what: &str) -> Result<()> {
+        let _ = crate::watchdog::check(self.ordinal()); // runs frees that were waiting
         crate::watchdog::settle(
             self.ordinal(),
             std::slice::from_ref(&self.stream),
@@ -345,30 +344,21 @@ pub struct Module {
     unload: Arc<Unload>,
 }
 
-/// Unloads a module when its last [`Module`] or [`Kernel`] is dropped, unless that would block:
-/// `cuModuleUnload` waits for every kernel running in the context, so where the GPU is stuck,
-/// or its work does not finish within the loading handle's watchdog, the module is leaked
-/// (the driver frees it at exit).
+/// Unloads a module when its last [`Module`] or [`Kernel`] is dropped, without waiting:
+/// `cuModuleUnload` waits for every kernel running in the context, so on a busy GPU the unload
+/// is left for the first later call that finds the GPU idle (never, while it is stuck).
 struct Unload {
     module: ManuallyDrop<Arc<CudaModule>>,
     gpu: usize,
-    limit: Duration,
 }
 
 impl Drop for Unload {
     fn drop(&mut self) {
-        let last = Arc::strong_count(&self.module) == 1;
-        if last
-            && !crate::watchdog::may_free(
-                self.gpu,
-                self.limit,
-                "the GPU work before unloading a module",
-            )
-        {
-            return;
+        // SAFETY: taken once, here; the field is not used after.
+        let module = unsafe { ManuallyDrop::take(&mut self.module) };
+        if Arc::strong_count(&module) == 1 {
+            crate::watchdog::free_when_idle(Some(self.gpu), Box::new(move || drop(module)));
         }
-        // SAFETY: dropped once, here; the field is not used after.
-        unsafe { ManuallyDrop::drop(&mut self.module) }
     }
 }
 

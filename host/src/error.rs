@@ -138,7 +138,8 @@ pub enum Error {
     /// still running and the driver cannot stop it, so the GPU is now stuck: every later call on
     /// it returns [`Error::Stuck`] at once, until that work ends (if it ever does: a kernel waiting
     /// on a word the host can still write). Drops never block on it: what cannot be freed without
-    /// waiting is leaked, and the process exits at once.
+    /// waiting (modules, pinned and peer memory) stays allocated while the GPU is stuck, and the
+    /// process exits at once.
     Timeout {
         /// What was waited for.
         what: String,

@@ -110,9 +110,8 @@ pub struct MappedBuffer<T: MappedWord> {
     host: *mut T,
     device: u64,
     len: usize,
-    /// The allocating GPU and its [`Device::watchdog`]: what the drop waits for, and how long.
-    gpu: usize,
-    limit: std::time::Duration,
+    /// The allocating GPU's context: the drop frees the memory in it.
+    ctx: std::sync::Arc<cudarc::driver::CudaContext>,
     _t: PhantomData<T>,
 }
 
@@ -138,6 +137,7 @@ impl<T: MappedWord> MappedBuffer<T> {
         if len == 0 {
             return Err(Error::Empty("mapped buffer length"));
         }
+        gpu.usable()?;
         // Checked: `atomics` makes a slice of `len` elements of this memory.
         let bytes = crate::error::byte_len::<T>(len, "mapped buffer")?;
         gpu.context()
@@ -162,8 +162,7 @@ impl<T: MappedWord> MappedBuffer<T> {
             host,
             device,
             len,
-            gpu: gpu.ordinal(),
-            limit: gpu.watchdog(),
+            ctx: gpu.context().clone(),
             _t: PhantomData,
         })
     }
@@ -239,21 +238,19 @@ impl MappedBuffer<f64> {
 
 impl<T: MappedWord> Drop for MappedBuffer<T> {
     fn drop(&mut self) {
-        // `cuMemFreeHost` waits for the GPU, and a kernel on any GPU the memory is mapped for may
-        // still use it: where any GPU is stuck, or the allocating GPU's work does not finish
-        // within the limit, the memory is leaked (the driver frees it at exit) rather than the
-        // drop blocking.
-        if crate::watchdog::any_stuck()
-            || !crate::watchdog::may_free(
-                self.gpu,
-                self.limit,
-                "the GPU work before freeing mapped memory",
-            )
-        {
-            return;
-        }
-        // SAFETY: allocated by cuMemHostAlloc in `new`.
-        let _ = unsafe { result::free_host(self.host as *mut _) };
+        // `cuMemFreeHost` waits in the driver, and a kernel on any GPU the memory is mapped for
+        // may still use it: freed once every GPU is idle, never while one is stuck.
+        let (host, ctx) = (self.host as usize, self.ctx.clone());
+        crate::watchdog::free_when_idle(
+            None,
+            Box::new(move || {
+                if ctx.bind_to_thread().is_ok() {
+                    // SAFETY: allocated by cuMemHostAlloc in `new`; no view of it outlives the
+                    // buffer, and no kernel uses it (every GPU is idle).
+                    let _ = unsafe { result::free_host(host as *mut _) };
+                }
+            }),
+        );
     }
 }
 

@@ -437,7 +437,7 @@ pub struct PeerBuffer<T: DeviceRepr> {
     len: usize,
     /// The owner's context, alive as long as the memory.
     owner: Arc<CudaContext>,
-    /// The owner's [`Device::watchdog`] when it was made: how long `read` and the drop wait.
+    /// The owner's [`Device::watchdog`] when it was made: how long `read` waits.
     limit: std::time::Duration,
     _t: PhantomData<T>,
 }
@@ -465,6 +465,7 @@ impl<T: DeviceRepr + Default + Copy> PeerBuffer<T> {
         if len == 0 {
             return Err(Error::Empty("peer buffer length"));
         }
+        owner.usable()?;
         let bytes = crate::error::byte_len::<T>(len, "peer buffer")?;
         let ctx = owner.context();
         let on = format!("on GPU {}", owner.ordinal());
@@ -581,21 +582,18 @@ impl<T: DeviceRepr + Default + Copy> PeerBuffer<T> {
 impl<T: DeviceRepr> Drop for PeerBuffer<T> {
     fn drop(&mut self) {
         // `cuMemFree` waits for the owner's context, and a kernel on a peer may still use the
-        // memory: where any GPU is stuck, or the owner's work does not finish within the limit,
-        // the memory is leaked (the driver frees it at exit) rather than the drop blocking.
-        if crate::watchdog::any_stuck()
-            || !crate::watchdog::may_free(
-                self.owner.ordinal(),
-                self.limit,
-                "the GPU work before freeing a peer buffer",
-            )
-        {
-            return;
-        }
-        // SAFETY: allocated by cuMemAlloc in the owner's context, which `owner` keeps alive.
-        if self.owner.bind_to_thread().is_ok() {
-            let _ = unsafe { result::free_sync(self.ptr) };
-        }
+        // memory: freed once every GPU is idle, never while one is stuck.
+        let (ptr, owner) = (self.ptr, self.owner.clone());
+        crate::watchdog::free_when_idle(
+            None,
+            Box::new(move || {
+                if owner.bind_to_thread().is_ok() {
+                    // SAFETY: allocated by cuMemAlloc in the owner's context, which `owner`
+                    // keeps alive; no kernel uses it (every GPU is idle).
+                    let _ = unsafe { result::free_sync(ptr) };
+                }
+            }),
+        );
     }
 }
 

@@ -6,11 +6,15 @@
 //! `cuCtxDestroy`), and a copy to or from pageable memory queued behind it. What does not block:
 //! launching, recording and querying events, creating and destroying streams, allocating,
 //! `cuMemFreeAsync`, retaining the primary context again, and exiting the process (the driver
-//! then ends the kernel). So after a wait runs out, this crate marks the GPU stuck, refuses
-//! further work on it with [`Error::Stuck`] instead of blocking, and leaks what it cannot free
-//! without waiting (modules, pinned and peer memory); the process still exits at once. If the
-//! stuck work ends after all (a kernel waiting on a word the host then writes), the GPU is
-//! usable again from the next call on.
+//! then ends the kernel). So after a wait runs out, this crate marks the GPU stuck and refuses
+//! further work on it with [`Error::Stuck`] instead of blocking; the process still exits at
+//! once. If the stuck work ends after all (a kernel waiting on a word the host then writes), the
+//! GPU is usable again from the next call on.
+//!
+//! Drops never wait either. A module, pinned or peer memory dropped while a GPU is busy is
+//! freed later, by the first call that finds every stream of the GPUs it may be used on idle
+//! ([`free_when_idle`]); while a GPU stays stuck it is never freed (the driver frees it at
+//! exit).
 //!
 //! The state is per GPU ordinal and process-wide: every handle on one GPU shares its primary
 //! context, so a kernel stuck through one handle blocks the cleanup of all of them.
@@ -37,12 +41,22 @@ struct Stuck {
     pending: Vec<CudaEvent>,
 }
 
+/// A free that would wait for the GPU, kept until the GPUs it concerns are idle.
+struct Deferred {
+    /// The GPU whose streams must be idle; `None`: every GPU's (memory any GPU may use).
+    gpu: Option<usize>,
+    free: Box<dyn FnOnce() + Send>,
+}
+
 /// One GPU's entry: the streams of its handles, and whether it is stuck.
 struct Gpu {
     ordinal: usize,
     streams: Vec<Weak<CudaStream>>,
     stuck: Option<Stuck>,
 }
+
+// Never dropped either: what is still here at exit is freed by the driver.
+static DEFERRED: Mutex<Vec<Deferred>> = Mutex::new(Vec::new());
 
 // Never dropped (statics are not): a stuck GPU's events and streams stay alive until exit.
 static GPUS: Mutex<Vec<Gpu>> = Mutex::new(Vec::new());
@@ -83,8 +97,16 @@ pub(crate) fn register_stream(ordinal: usize, stream: &Arc<CudaStream>) {
 }
 
 /// `Ok` unless GPU `ordinal` is stuck: then [`Error::Stuck`], at once. Work that was stuck and
-/// has since finished clears the state.
+/// has since finished clears the state, and frees that were waiting for idle GPUs run.
 pub(crate) fn check(ordinal: usize) -> Result<()> {
+    let result = stuck_state(ordinal);
+    if result.is_ok() {
+        run_deferred();
+    }
+    result
+}
+
+fn stuck_state(ordinal: usize) -> Result<()> {
     let mut list = gpus();
     let gpu = entry(&mut list, ordinal);
     let Some(stuck) = &gpu.stuck else {
@@ -106,19 +128,69 @@ pub(crate) fn check(ordinal: usize) -> Result<()> {
     })
 }
 
-/// Whether any GPU is stuck now: memory another GPU's kernel may use is not freed then.
-pub(crate) fn any_stuck() -> bool {
-    let ordinals: Vec<usize> = gpus()
-        .iter()
-        .filter(|g| g.stuck.is_some())
-        .map(|g| g.ordinal)
-        .collect();
-    ordinals.into_iter().any(is_stuck)
+/// Whether GPU `ordinal` is stuck now.
+fn is_stuck(ordinal: usize) -> bool {
+    stuck_state(ordinal).is_err()
 }
 
-/// Whether GPU `ordinal` is stuck now (what a drop asks before freeing).
-pub(crate) fn is_stuck(ordinal: usize) -> bool {
-    check(ordinal).is_err()
+/// Whether every live stream of GPU `gpu` (of every GPU for `None`) has finished its work now,
+/// and none is stuck. Asks once; never waits.
+fn idle_now(gpu: Option<usize>) -> bool {
+    let (ordinals, streams) = {
+        let mut list = gpus();
+        let mut ordinals = Vec::new();
+        let mut streams = Vec::new();
+        for g in list
+            .iter_mut()
+            .filter(|g| gpu.is_none_or(|o| o == g.ordinal))
+        {
+            g.streams.retain(|s| s.strong_count() > 0);
+            ordinals.push(g.ordinal);
+            streams.extend(g.streams.iter().filter_map(Weak::upgrade));
+        }
+        (ordinals, streams)
+    };
+    if ordinals.into_iter().any(is_stuck) {
+        return false;
+    }
+    streams.iter().all(|stream| {
+        stream
+            .record_event(None)
+            .is_ok_and(|e| matches!(e.try_is_complete(), Ok(true)))
+    })
+}
+
+/// Runs `free` (a `cuModuleUnload`, `cuMemFree` or `cuMemFreeHost`, each of which waits for the
+/// context in the driver) now if GPU `gpu` (every GPU for `None`) is idle, else keeps it for the
+/// first later call that finds it idle: a drop never waits. Never run while a GPU stays stuck.
+pub(crate) fn free_when_idle(gpu: Option<usize>, free: Box<dyn FnOnce() + Send>) {
+    if idle_now(gpu) {
+        free();
+    } else {
+        deferred().push(Deferred { gpu, free });
+    }
+}
+
+fn deferred() -> MutexGuard<'static, Vec<Deferred>> {
+    DEFERRED.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Runs the deferred frees whose GPUs are idle now.
+fn run_deferred() {
+    let waiting = {
+        let mut list = deferred();
+        if list.is_empty() {
+            return;
+        }
+        std::mem::take(&mut *list)
+    };
+    let (ready, keep): (Vec<Deferred>, Vec<Deferred>) =
+        waiting.into_iter().partition(|d| idle_now(d.gpu));
+    deferred().extend(keep);
+    // Outside the locks: a free calls the driver.
+    for d in ready {
+        (d.free)();
+    }
 }
 
 /// Marks GPU `ordinal` stuck on `pending`.
@@ -197,12 +269,6 @@ pub(crate) fn settle_all(ordinal: usize, limit: Duration, what: &str) -> Result<
     settle(ordinal, &streams, limit, what)
 }
 
-/// Whether a drop on GPU `ordinal` may free its object with a call that waits for the context:
-/// `false` (leak it) where the GPU is stuck or its work does not finish within `limit`.
-pub(crate) fn may_free(ordinal: usize, limit: Duration, what: &str) -> bool {
-    settle_all(ordinal, limit, what).is_ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,6 +279,21 @@ mod tests {
         assert!(!is_stuck(usize::MAX - 1));
         // No streams registered: nothing to wait for, even with a zero limit.
         assert!(settle_all(usize::MAX - 2, Duration::ZERO, "nothing").is_ok());
-        assert!(may_free(usize::MAX - 2, Duration::ZERO, "nothing"));
+        assert!(idle_now(Some(usize::MAX - 2)));
+    }
+
+    #[test]
+    fn a_free_on_an_idle_gpu_runs_at_once() {
+        use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+        static FREED: AtomicU32 = AtomicU32::new(0);
+        for _ in 0..3 {
+            free_when_idle(
+                Some(usize::MAX - 3),
+                Box::new(|| {
+                    FREED.fetch_add(1, Relaxed);
+                }),
+            );
+        }
+        assert_eq!(FREED.load(Relaxed), 3);
     }
 }
