@@ -190,16 +190,13 @@ fn two_devices_one_gpu(ctx: &Ctx) -> Result<String> {
     ))
 }
 
-/// Expected: a second handle (watchdog 200 ms) loads the module, allocates a device word and
-/// launches `misuse_spin_until_set` on a mapped word (its done word in that device word); the
-/// kernel, the module (its unload waits at most the 200 ms watchdog, then leaks it), the
-/// device word and the handle each drop within 1 s while the kernel runs; after the host
-/// writes the mapped word, `wait(30 s)` on the suite's handle (same GPU, same stream) is `Ok`.
+/// Expected: a second handle loads the module, allocates a device word and launches
+/// `misuse_spin_until_set` on a mapped word (its done word in that device word); the kernel,
+/// the module (its unload is left for a later call that finds the GPU idle), the device word
+/// and the handle each drop within 1 s while the kernel runs; after the host writes the mapped
+/// word, `wait(30 s)` on the suite's handle (same GPU, same stream) is `Ok`.
 fn drops_while_a_kernel_runs(ctx: &Ctx) -> Result<String> {
-    let mut gpu = Device::open(0)?;
-    // A module's unload waits for the context's work at most the loading handle's watchdog
-    // (default 60 s): short here, so the drop leaks the module instead of waiting.
-    gpu.set_watchdog(Duration::from_millis(200));
+    let gpu = Device::open(0)?;
     let module = gpu.load_ptx(&ctx.ptx_dir.join(KERNELS_PTX))?;
     let spin = module.kernel("misuse_spin_until_set")?;
     let done = gpu.zeros::<u32>(1)?;
