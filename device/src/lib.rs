@@ -400,10 +400,17 @@ pub(crate) fn check_failed(message: &'static str) -> ! {
     unsafe { print_and_trap(message.as_ptr()) }
 }
 
-/// A failed [`check!`] in a `const fn` evaluated at compile time: a compile error.
+/// A failed [`check!`] in a `const fn` evaluated at compile time: a compile error with the
+/// host's message (without the `ptx-sync: ` prefix and the `"\n\0"` that `vprintf` needs).
 #[cfg(target_arch = "nvptx64")]
 pub(crate) const fn check_failed_in_const(message: &'static str) -> ! {
-    panic!("{}", message)
+    let bytes = message.as_bytes();
+    let (_, text) = bytes.split_at("ptx-sync: ".len());
+    let (text, _) = text.split_at(text.len() - "\n\0".len());
+    match core::str::from_utf8(text) {
+        Ok(text) => panic!("{}", text),
+        Err(_) => panic!("{}", message),
+    }
 }
 
 /// In a debug build on the GPU, traps with `message` when `object` is in local memory (a

@@ -15,10 +15,28 @@ pub(crate) enum Sem {
     SeqCst,
 }
 
+/// An order that core's atomics reject, with core's message. On the host a panic (at the
+/// caller: `#[track_caller]`); on the GPU the crate's one trap path (`vprintf` of the message,
+/// then `trap`), so it is printed whatever the kernel's panic handler does. Constant orders
+/// (the usual case) fold away: the check costs nothing in the PTX.
+macro_rules! invalid {
+    ($msg:literal) => {{
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            invalid($msg)
+        }
+        #[cfg(target_arch = "nvptx64")]
+        {
+            crate::check_failed(::core::concat!("ptx-sync: ", $msg, "\n\0"))
+        }
+    }};
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
 #[cold]
 #[inline(never)]
 #[track_caller]
-pub(crate) fn invalid(msg: &'static str) -> ! {
+fn invalid(msg: &'static str) -> ! {
     panic!("{}", msg)
 }
 
@@ -30,9 +48,9 @@ pub(crate) fn load(order: Ordering) -> Sem {
         Ordering::Relaxed => Sem::Relaxed,
         Ordering::Acquire => Sem::Acquire,
         Ordering::SeqCst => Sem::SeqCst,
-        Ordering::Release => invalid("there is no such thing as a release load"),
-        Ordering::AcqRel => invalid("there is no such thing as an acquire-release load"),
-        _ => invalid("unknown memory ordering"),
+        Ordering::Release => invalid!("there is no such thing as a release load"),
+        Ordering::AcqRel => invalid!("there is no such thing as an acquire-release load"),
+        _ => invalid!("unknown memory ordering"),
     }
 }
 
@@ -44,9 +62,9 @@ pub(crate) fn store(order: Ordering) -> Sem {
         Ordering::Relaxed => Sem::Relaxed,
         Ordering::Release => Sem::Release,
         Ordering::SeqCst => Sem::SeqCst,
-        Ordering::Acquire => invalid("there is no such thing as an acquire store"),
-        Ordering::AcqRel => invalid("there is no such thing as an acquire-release store"),
-        _ => invalid("unknown memory ordering"),
+        Ordering::Acquire => invalid!("there is no such thing as an acquire store"),
+        Ordering::AcqRel => invalid!("there is no such thing as an acquire-release store"),
+        _ => invalid!("unknown memory ordering"),
     }
 }
 
@@ -72,11 +90,11 @@ pub(crate) fn compare_exchange(success: Ordering, failure: Ordering) -> Sem {
         Ordering::Relaxed => Sem::Relaxed,
         Ordering::Acquire => Sem::Acquire,
         Ordering::SeqCst => Sem::SeqCst,
-        Ordering::Release => invalid("there is no such thing as a release failure ordering"),
+        Ordering::Release => invalid!("there is no such thing as a release failure ordering"),
         Ordering::AcqRel => {
-            invalid("there is no such thing as an acquire-release failure ordering")
+            invalid!("there is no such thing as an acquire-release failure ordering")
         }
-        _ => invalid("unknown memory ordering"),
+        _ => invalid!("unknown memory ordering"),
     };
     match (rmw(success), fail) {
         (Sem::SeqCst, _) | (_, Sem::SeqCst) => Sem::SeqCst,
@@ -91,7 +109,7 @@ pub(crate) fn compare_exchange(success: Ordering, failure: Ordering) -> Sem {
 #[track_caller]
 pub(crate) fn fence(order: Ordering) -> Sem {
     match order {
-        Ordering::Relaxed => invalid("there is no such thing as a relaxed fence"),
+        Ordering::Relaxed => invalid!("there is no such thing as a relaxed fence"),
         Ordering::SeqCst => Sem::SeqCst,
         _ => Sem::AcqRel,
     }

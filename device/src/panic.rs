@@ -14,14 +14,20 @@ struct Report {
 
 impl Write for Report {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        let room = LEN - 1 - self.len;
+        // The last byte is never written: it stays the NUL that ends the report.
+        let room = (LEN - 1).saturating_sub(self.len);
         let mut take = s.len().min(room);
         // Never split a UTF-8 sequence: the terminal shows the report as text.
         while !s.is_char_boundary(take) {
             take -= 1;
         }
-        self.bytes[self.len..self.len + take].copy_from_slice(&s.as_bytes()[..take]);
-        self.len += take;
+        // `get`, not indexing: a failed bounds check here would panic inside the panic
+        // handler, which would call this again.
+        let dst = self.bytes.get_mut(self.len..self.len + take);
+        if let (Some(dst), Some(src)) = (dst, s.as_bytes().get(..take)) {
+            dst.copy_from_slice(src);
+            self.len += take;
+        }
         // A full buffer stops the formatting: the rest would be dropped anyway.
         if take < s.len() {
             Err(fmt::Error)
@@ -69,14 +75,14 @@ pub fn report_panic(info: &PanicInfo) -> ! {
         ),
         None => write!(report, "panicked: {}", info.message()),
     };
-    report.bytes[report.len] = 0;
     extern "C" {
         // CUDA's device-side printf (see `debug_trap`): the arguments are a buffer of
         // naturally aligned values, here one pointer to the NUL-terminated report.
         fn vprintf(format: *const u8, args: *const u8) -> i32;
     }
     let args: [*const u8; 1] = [report.bytes.as_ptr()];
-    // SAFETY: `%s` with one NUL-terminated string argument, laid out as vprintf reads it.
+    // SAFETY: `%s` with one string argument, laid out as vprintf reads it, NUL-terminated
+    // (`write_str` never writes the buffer's last byte, which starts as 0).
     unsafe {
         vprintf(c"%s\n".as_ptr().cast(), args.as_ptr().cast());
         core::arch::asm!("trap;", options(noreturn, nostack));
