@@ -1,5 +1,5 @@
 //! Kernels of the stuck-GPU misuse cases (tests/src/cases/misuse_stuck.rs,
-//! misuse_streams.rs, misuse_waits.rs, misuse_drops.rs): a kernel that spins until a word is set
+//! misuse_streams.rs, misuse_waits.rs, misuse_storms.rs): a kernel that spins until a word is set
 //! (in device memory nobody writes, it never ends; in mapped memory the host ends it), and the
 //! kernel that sets it from another stream.
 

@@ -15,6 +15,8 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 /// An address nothing is mapped at in the GPU's virtual address space (far above any
 /// allocation of this process).
 const WILD: u64 = 0xdead_0000_0000;
+/// A global of tests/kernels (tests/kernels/src/host_api.rs) for read_global / write_global.
+const GLOBAL: &str = "HOST_API_COUNTER";
 
 /// How a fault is caused.
 #[derive(Clone, Copy)]
@@ -43,14 +45,18 @@ fn verdict<T>(r: &ptx_sync_host::Result<T>) -> String {
 }
 
 /// The control run first (the kernel with control 1, or a write to a real buffer) must work;
-/// then the fault must make `wait` answer `code`; then download, upload, zeros, and a control
-/// launch and wait must answer `code` too (the context is unusable), and load_ptx, with_new_stream,
-/// Device::open(0) and MappedBuffer::new must answer within 1 s without a panic
-/// (the detail says which worked).
+/// then the fault must make `wait` answer `code`; then every call must answer `code` too (the
+/// context is unusable, and the driver reports the fault from every call on it), each within
+/// 1 s and without a panic: wait again, download, upload, zeros, read_global, write_global, a
+/// control launch and wait, load_ptx, with_new_stream, Device::open(0) and MappedBuffer::new.
+/// Then dropping the module, the kernel and the buffer returns within 1 s.
 fn fault(ctx: &Ctx, fault: Fault, code: CUresult) -> Result<String> {
     let gpu = &ctx.gpu;
+    let ptx = ctx.ptx_dir.join(KERNELS_PTX);
+    // A module of the case's own, for read_global / write_global and to drop after the fault.
+    let module = gpu.load_ptx(&ptx)?;
     let done = gpu.zeros::<u32>(1)?;
-    let writer = ctx.kernel("misuse_fault_write")?;
+    let writer = module.kernel("misuse_fault_write")?;
     let launch_control = |gpu: &Device| -> ptx_sync_host::Result<()> {
         // SAFETY: misuse_fault_write(ptr, value) to a live one-word buffer.
         unsafe {
@@ -84,49 +90,65 @@ fn fault(ctx: &Ctx, fault: Fault, code: CUresult) -> Result<String> {
         )
         .into());
     }
-    let mut seen = Vec::new();
     let mut bad = Vec::new();
-    let ptx = ctx.ptx_dir.join(KERNELS_PTX);
-    let mut call = |what: &str, sticky: bool, f: &mut dyn FnMut() -> String| {
+    let mut slowest = (String::new(), Duration::ZERO);
+    let mut calls = 0;
+    let mut call = |what: &str, f: &mut dyn FnMut() -> String| {
+        calls += 1;
         let start = Instant::now();
         let r = catch_unwind(AssertUnwindSafe(&mut *f));
         let took = start.elapsed();
         match r {
             Err(_) => bad.push(format!("{what} panicked")),
-            Ok(v) => {
-                if sticky && v != format!("{code:?}") {
-                    bad.push(format!("{what}: expected {code:?}, got {v}"));
-                }
-                seen.push(format!("{what}: {v}"));
+            Ok(v) if v != format!("{code:?}") => {
+                bad.push(format!("{what}: expected {code:?}, got {v}"))
             }
+            Ok(_) => {}
         }
         if took > super::misuse_stuck::PROMPT {
             bad.push(format!("{what} took {:.2} s", took.as_secs_f64()));
         }
+        if took >= slowest.1 {
+            slowest = (what.to_string(), took);
+        }
     };
-    call("download", true, &mut || verdict(&gpu.download(&done)));
-    call("upload", true, &mut || verdict(&gpu.upload(&[1u32])));
-    call("zeros", true, &mut || verdict(&gpu.zeros::<u32>(1)));
-    call("control launch + wait", true, &mut || {
+    call("wait again", &mut || verdict(&gpu.wait(TIMEOUT)));
+    call("download", &mut || verdict(&gpu.download(&done)));
+    call("upload", &mut || verdict(&gpu.upload(&[1u32])));
+    call("zeros", &mut || verdict(&gpu.zeros::<u32>(1)));
+    call("read_global", &mut || {
+        verdict(&module.read_global::<u32>(gpu, GLOBAL))
+    });
+    call("write_global", &mut || {
+        verdict(&module.write_global(gpu, GLOBAL, &1u32))
+    });
+    call("control launch + wait", &mut || {
         verdict(&launch_control(gpu))
     });
-    call("load_ptx", false, &mut || verdict(&gpu.load_ptx(&ptx)));
-    call("with_new_stream", false, &mut || {
-        verdict(&gpu.with_new_stream())
-    });
-    call("Device::open(0)", false, &mut || verdict(&Device::open(0)));
-    call("MappedBuffer::new", false, &mut || {
+    call("load_ptx", &mut || verdict(&gpu.load_ptx(&ptx)));
+    call("with_new_stream", &mut || verdict(&gpu.with_new_stream()));
+    call("Device::open(0)", &mut || verdict(&Device::open(0)));
+    call("MappedBuffer::new", &mut || {
         verdict(&MappedBuffer::<u32>::new(gpu, 1))
     });
     if !bad.is_empty() {
         return Err(format!("after the fault: {}", bad.join("; ")).into());
     }
-    Ok(format!("wait: {code:?}; then {}", seen.join(", ")))
+    let (slow_call, slow) = slowest;
+    let mut dropped = Duration::ZERO;
+    dropped += super::misuse_stuck::timed_drop("the kernel", writer)?;
+    dropped += super::misuse_stuck::timed_drop("the module", module)?;
+    dropped += super::misuse_stuck::timed_drop("the buffer", done)?;
+    Ok(format!(
+        "wait: {code:?}; then {calls} calls answered {code:?} (the slowest, {slow_call}, in {:.4} s); the kernel, module and buffer dropped in {:.4} s",
+        slow.as_secs_f64(),
+        dropped.as_secs_f64()
+    ))
 }
 
 /// Expected: `trap` fails the launch with CUDA_ERROR_LAUNCH_FAILED (what the debug traps give
-/// on an H100); download, upload, zeros and a control launch answer the same; the other calls
-/// answer within 1 s without a panic.
+/// on an H100); then each of the 11 calls of [`fault`] answers CUDA_ERROR_LAUNCH_FAILED within
+/// 1 s (as on an H100), and the drops return within 1 s.
 fn trap(ctx: &Ctx) -> Result<String> {
     fault(
         ctx,

@@ -65,11 +65,11 @@ fn good_launch(ctx: &Ctx, writer: &Kernel, done: &CudaSlice<u32>, tag: u32) -> R
 /// `Error::Empty("block dimension")`; a block of 2048 threads -> driver
 /// CUDA_ERROR_INVALID_VALUE; grid.x = 2^31 -> CUDA_ERROR_INVALID_VALUE; 1 MiB of dynamic shared
 /// memory -> CUDA_ERROR_INVALID_VALUE (raising the kernel's limit is refused); a cooperative
-/// grid one block past the limit -> `Error::GridTooLarge`; one argument of two, and a u64 for a
-/// u32 parameter -> `Error::BadArguments`; on sm_90, clusters of 0, 17 and 32 blocks and a
-/// grid of 6 blocks in clusters of 4 -> `Error::BadCluster`, while clusters of 9 and 16 blocks
-/// (non-portable sizes, which the host crate allows) launch and run (older GPUs:
-/// `NoClusters`, the cluster shapes are then skipped and the detail says so).
+/// grid one block past the limit -> `Error::GridTooLarge`; one argument of two, three of two,
+/// and a u64 for a u32 parameter -> `Error::BadArguments`; on sm_90, clusters of 0, 17 and 32
+/// blocks and a grid of 6 blocks in clusters of 4 -> `Error::BadCluster`, while clusters of 9
+/// and 16 blocks (non-portable sizes, which the host crate allows) launch and run (older
+/// GPUs: `NoClusters`, the cluster shapes are then skipped and the detail says so).
 fn bad_launches(ctx: &Ctx) -> Result<String> {
     let writer = ctx.kernel("misuse_fault_write")?;
     let grid_rounds = ctx.kernel("host_api_grid_rounds")?;
@@ -129,6 +129,19 @@ fn bad_launches(ctx: &Ctx) -> Result<String> {
             "one argument of two",
             // SAFETY: refused before the launch (too few arguments).
             Box::new(|| unsafe { ctx.gpu.launch(&writer).arg(&done).launch(one_thread()) }),
+            Want::BadArguments,
+        ),
+        (
+            "three arguments of two",
+            // SAFETY: refused before the launch (too many arguments).
+            Box::new(|| unsafe {
+                ctx.gpu
+                    .launch(&writer)
+                    .arg(&done)
+                    .arg(1u32)
+                    .arg(2u32)
+                    .launch(one_thread())
+            }),
             Want::BadArguments,
         ),
         (

@@ -56,8 +56,8 @@ fn stuck_call<T>(
 
 /// Every call on a stuck GPU 0 must be `Error::Stuck` within [`PROMPT`]: download, upload,
 /// read_global, write_global, with_new_stream, zeros, load_ptx, launch (of `spin`, which takes
-/// two u32 pointers), Device::open(0) and MappedBuffer::new. `Ok` says how many and the
-/// slowest; `Err` lists every call that did otherwise.
+/// two u32 pointers), Device::open(0) and MappedBuffer::new. `Ok` says how many and how long
+/// each took; `Err` lists every call that did otherwise.
 pub(crate) fn every_call_is_stuck(
     ctx: &Ctx,
     module: &Module,
@@ -121,15 +121,14 @@ pub(crate) fn every_call_is_stuck(
     if !bad.is_empty() {
         return Err(format!("on a stuck GPU: {}", bad.join("; ")).into());
     }
-    let (slowest, took) = times
+    let each: Vec<String> = times
         .iter()
-        .max_by_key(|(_, d)| *d)
-        .copied()
-        .unwrap_or(("", Duration::ZERO));
+        .map(|(what, took)| format!("{what} {:.4} s", took.as_secs_f64()))
+        .collect();
     Ok(format!(
-        "{} calls answered Error::Stuck, the slowest ({slowest}) in {:.4} s",
+        "{} calls answered Error::Stuck ({})",
         times.len(),
-        took.as_secs_f64()
+        each.join(", ")
     ))
 }
 
@@ -292,10 +291,142 @@ fn grid_barrier_in_a_plain_launch(ctx: &Ctx) -> Result<String> {
     ))
 }
 
+/// One round of [`watchdog_bounds_every_copy`]: `misuse_spin_until_set` on `gpu`, spinning on
+/// mapped word 0 of `buf`, then `call`, which must answer `Error::Timeout { gpu: 0, limit: SHORT }`
+/// whose `what` contains `names`, no sooner than [`SHORT`] and within [`PROMPT`] after it; then
+/// `zeros` must be `Error::Stuck`; once the host writes the word, `wait` is `Ok`, the kernel's
+/// done word (word 32) is 1 and the GPU is usable. `Ok` holds how long `call` took.
+fn copy_times_out(
+    ctx: &Ctx,
+    gpu: &Device,
+    spin: &Kernel,
+    buf: &MappedBuffer<u32>,
+    names: &str,
+    call: &mut dyn FnMut() -> ptx_sync_host::Result<()>,
+) -> Result<Duration> {
+    let words = buf.atomics_u32();
+    words[0].store(0, Release);
+    words[32].store(0, Release);
+    let (word, done) = (buf.device_ptr(), buf.device_ptr() + 128);
+    // SAFETY: two u32 pointers into the mapped buffer, which outlives the kernel.
+    unsafe { gpu.launch(spin).arg(word).arg(done).launch(one_thread()) }?;
+    let start = Instant::now();
+    let r = call();
+    let took = start.elapsed();
+    match r {
+        Err(Error::Timeout {
+            gpu: 0,
+            limit,
+            what,
+        }) if limit == SHORT && what.contains(names) => {}
+        Err(e) => {
+            return Err(format!(
+                "{names}: expected Error::Timeout naming `{names}` after {SHORT:?}, got: {e}"
+            )
+            .into())
+        }
+        Ok(()) => return Err(format!("{names}: returned Ok behind a kernel that spins").into()),
+    }
+    if took < SHORT || took > SHORT + PROMPT {
+        return Err(format!(
+            "{names}: the Timeout came after {:.3} s (limit {SHORT:?})",
+            took.as_secs_f64()
+        )
+        .into());
+    }
+    match ctx.gpu.zeros::<u32>(1) {
+        Err(Error::Stuck { gpu: 0, .. }) => {}
+        Err(e) => {
+            return Err(format!("after {names}: zeros gave {e}, expected Error::Stuck").into())
+        }
+        Ok(_) => return Err(format!("after {names}: zeros gave Ok, expected Error::Stuck").into()),
+    }
+    words[0].store(1, Release);
+    gpu.wait(TIMEOUT)
+        .map_err(|e| format!("after {names}: wait once the host wrote the word: {e}"))?;
+    if words[32].load(Acquire) != 1 {
+        return Err(format!("after {names}: the kernel ended without its done word").into());
+    }
+    gpu.usable()
+        .map_err(|e| format!("after {names}: not usable once the kernel ended: {e}"))?;
+    Ok(took)
+}
+
+/// Expected: behind a kernel spinning on a mapped word, each copy that waits for the stream
+/// gives up after its limit of 500 ms with `Error::Timeout { gpu: 0, limit: 500 ms }` naming
+/// what it waited for: `download_for(.., 500 ms)` ("download") and `upload_for(.., 500 ms)`
+/// ("upload") on the suite's handle; on a handle with `set_watchdog(500 ms)`, `download`
+/// ("download"), `upload` ("upload"), `read_global` ("reading global `HOST_API_COUNTER`") and
+/// `write_global` ("writing global `HOST_API_COUNTER`"). Each Timeout comes between 0.5 and
+/// 1.5 s after the call, `zeros` is then `Error::Stuck`, and once the host writes the word the
+/// kernel ends and the GPU works again; after all six, `write_global(7)` then `read_global`
+/// give 7.
+fn watchdog_bounds_every_copy(ctx: &Ctx) -> Result<String> {
+    let mut short = Device::open(0)?;
+    short.set_watchdog(SHORT);
+    if short.watchdog() != SHORT {
+        return Err(format!("set_watchdog({SHORT:?}) left {:?}", short.watchdog()).into());
+    }
+    let module = short.load_ptx(&ctx.ptx_dir.join(KERNELS_PTX))?;
+    let spin = module.kernel("misuse_spin_until_set")?;
+    let buf = MappedBuffer::<u32>::new(&ctx.gpu, 64)?;
+    let dev = ctx.gpu.zeros::<u32>(1)?;
+    let gpu = &ctx.gpu;
+    let mut took = Vec::new();
+    let mut round = |label: &'static str,
+                     on: &Device,
+                     names: &str,
+                     call: &mut dyn FnMut() -> ptx_sync_host::Result<()>|
+     -> Result<()> {
+        took.push((label, copy_times_out(ctx, on, &spin, &buf, names, call)?));
+        Ok(())
+    };
+    round("download_for", gpu, "download", &mut || {
+        gpu.download_for(&dev, SHORT).map(drop)
+    })?;
+    round("upload_for", gpu, "upload", &mut || {
+        gpu.upload_for(&[1u32], SHORT).map(drop)
+    })?;
+    round("download", &short, "download", &mut || {
+        short.download(&dev).map(drop)
+    })?;
+    round("upload", &short, "upload", &mut || {
+        short.upload(&[1u32]).map(drop)
+    })?;
+    round(
+        "read_global",
+        &short,
+        &format!("reading global `{GLOBAL}`"),
+        &mut || module.read_global::<u32>(&short, GLOBAL).map(drop),
+    )?;
+    round(
+        "write_global",
+        &short,
+        &format!("writing global `{GLOBAL}`"),
+        &mut || module.write_global(&short, GLOBAL, &3u32),
+    )?;
+    module.write_global(&short, GLOBAL, &7u32)?;
+    let back = module.read_global::<u32>(&short, GLOBAL)?;
+    if back != 7 {
+        return Err(format!("after the rounds, {GLOBAL} read back {back}, expected 7").into());
+    }
+    let each: Vec<String> = took
+        .iter()
+        .map(|(what, d)| format!("{what} {:.2} s", d.as_secs_f64()))
+        .collect();
+    Ok(format!(
+        "{} copies behind a spinning kernel gave Timeout at their {:.1} s limit ({}), then Stuck; each time the host ended the kernel the GPU worked again",
+        took.len(),
+        SHORT.as_secs_f64(),
+        each.join(", ")
+    ))
+}
+
 pub fn tests() -> Vec<GpuTest> {
     crate::cases![TIMEOUT;
         "misuse_stuck_gpu_refuses_every_call" => stuck_gpu_refuses_every_call,
         "misuse_stuck_gpu_recovers_when_the_kernel_ends" => stuck_gpu_recovers_when_the_kernel_ends,
         "misuse_grid_barrier_in_a_plain_launch" => grid_barrier_in_a_plain_launch,
+        "misuse_watchdog_bounds_every_copy" => watchdog_bounds_every_copy,
     ]
 }

@@ -18,6 +18,7 @@ pub mod misuse_allocs;
 pub mod misuse_faults;
 pub mod misuse_launches;
 pub mod misuse_messages;
+pub mod misuse_peer;
 pub mod misuse_storms;
 pub mod misuse_streams;
 pub mod misuse_stuck;
@@ -65,6 +66,7 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(misuse_allocs::tests());
     all.extend(misuse_waits::tests());
     all.extend(misuse_storms::tests());
+    all.extend(misuse_peer::tests());
     all.extend(sys::tests());
     all.extend(multi_gpu::tests());
     all.extend(cluster::tests());
