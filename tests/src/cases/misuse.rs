@@ -168,6 +168,45 @@ pub fn tests() -> Vec<GpuTest> {
             },
         },
         GpuTest {
+            name: "misuse_semaphore_init_above_max_traps",
+            timeout: TIMEOUT,
+            run: |ctx| {
+                traps(
+                    ctx,
+                    "misuse_semaphore_init_above_max",
+                    0,
+                    1,
+                    "Semaphore<Gpu, 1>::init(2) (an always-on check)",
+                )
+            },
+        },
+        GpuTest {
+            name: "misuse_block_barrier_init_zero_traps",
+            timeout: TIMEOUT,
+            run: |ctx| {
+                traps(
+                    ctx,
+                    "misuse_block_barrier_init_zero",
+                    1,
+                    0,
+                    "BlockBarrier::init(0)",
+                )
+            },
+        },
+        GpuTest {
+            name: "misuse_block_barrier_in_global_memory_traps",
+            timeout: TIMEOUT,
+            run: |ctx| {
+                traps(
+                    ctx,
+                    "misuse_block_barrier_in_global_memory",
+                    1,
+                    0,
+                    "a BlockBarrier in global memory",
+                )
+            },
+        },
+        GpuTest {
             name: "__latch_deadlock",
             timeout: Duration::from_secs(30),
             run: latch_deadlock,

@@ -10,7 +10,7 @@ use std::time::Duration;
 const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The trap cases and the exact line each must print (the device crate's messages).
-const TRAPS: [(&str, &str); 3] = [
+const TRAPS: [(&str, &str); 6] = [
     (
         "misuse_semaphore_over_release_traps",
         "ptx-sync: Semaphore::release: count would exceed MAX",
@@ -23,10 +23,24 @@ const TRAPS: [(&str, &str); 3] = [
         "misuse_barrier_in_local_memory_traps",
         "ptx-sync: Barrier in local memory (a kernel's local variable): put it in shared or global memory",
     ),
+    (
+        "misuse_semaphore_init_above_max_traps",
+        "ptx-sync: Semaphore::init: initial count above MAX",
+    ),
+    (
+        "misuse_block_barrier_init_zero_traps",
+        "ptx-sync: BlockBarrier::init: a barrier needs at least one thread",
+    ),
+    (
+        "misuse_block_barrier_in_global_memory_traps",
+        "ptx-sync: BlockBarrier: not in this block's shared memory (mbarrier needs a .shared::cta \
+         address; a local or global one names another location)",
+    ),
 ];
 
-/// Expected: each of misuse_semaphore_over_release_traps, misuse_latch_count_below_zero_traps
-/// and misuse_barrier_in_local_memory_traps passes in a child process whose stdout holds its
+/// Expected: each case of [`TRAPS`] (semaphore over-release, latch below zero, barrier in local
+/// memory, semaphore init above MAX, block barrier init(0) and in global memory) passes in a
+/// child process whose stdout holds its
 /// message as a line of its own, exactly as in [`TRAPS`]; misuse_fault_panic passes in a child
 /// whose stdout holds the panic's message, "misuse_fault_panic: a kernel panicked on purpose",
 /// after "panicked at" (the kernel crate's panic handler prints it).
