@@ -21,7 +21,7 @@
 //! On a machine with fewer than two GPUs every case but `multi_gpu_probe` skips, saying so;
 //! the probe reports what it found (GPUs, peer access both ways, P2P native atomics,
 //! hostNativeAtomicSupported, pageableMemoryAccess), so a run on the two-GPU machine
-//! (`nvidia-h200-x2`) records those facts. Cases that need RMWs from both GPUs on one word
+//! (two H200 GPUs) records those facts. Cases that need RMWs from both GPUs on one word
 //! (latch, barrier; the semaphore through peer memory) skip, saying why, where the path lacks
 //! native atomics.
 
@@ -89,7 +89,7 @@ fn two(ctx: &Ctx) -> Result<Two> {
         }
         Err(err @ Error::TooFewGpus { .. }) => {
             return skip(format!(
-                "{err}; the multi-GPU cases need two (run them on nvidia-h200-x2, or on one GPU with {LOOPBACK}=1 CUDA_MODULE_LOADING=EAGER)"
+                "{err}; the multi-GPU cases need two (run them on a machine with two GPUs, or on one GPU with {LOOPBACK}=1 CUDA_MODULE_LOADING=EAGER)"
             ));
         }
         Err(err) => return Err(err.into()),
