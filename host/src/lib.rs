@@ -27,7 +27,8 @@
 //! let n = 1000u32;
 //! // smoke_iota(out: *mut u32, n: u32): 4 blocks of 256 threads, no dynamic shared memory.
 //! unsafe { launch!(kernels.smoke_iota<<<4, 256, 0, gpu>>>(&out, n)) }?;
-//! gpu.wait(Duration::from_secs(10))?; // a kernel that never finishes is Error::Timeout
+//! // A kernel that never finishes is Error::Timeout; the GPU is then stuck (Error::Stuck).
+//! gpu.wait(Duration::from_secs(10))?;
 //! assert_eq!(gpu.download(&out)?[999], 999);
 //! // A device static of the kernel crate: #[unsafe(no_mangle)] static CALLS: Atomic<u32, Gpu>
 //! let calls: u32 = kernels.read_global(&gpu, "CALLS")?;
