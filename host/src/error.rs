@@ -492,16 +492,7 @@ mod tests {
             .starts_with("launch: CUDA_ERROR_LAUNCH_FAILED"));
     }
 
-    /// Seeded xorshift64: the same inputs on every run.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
+    use crate::test_rng::Rng;
 
     /// The checked size never panics and refuses exactly the products past `isize::MAX`
     /// (overflowing ones included), for the edge values and 20,000 random pairs: lengths and

@@ -45,6 +45,8 @@ mod mapped;
 pub mod multi;
 mod ptx;
 pub mod sys;
+#[cfg(test)]
+mod test_rng;
 mod watchdog;
 
 pub use cluster::{ClusterConfig, ClusterLaunch, ClusterLimit};

@@ -321,19 +321,7 @@ mod tests {
         assert_eq!(checks, 24);
     }
 
-    /// Seeded xorshift64: the same inputs on every run.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
+    use crate::test_rng::Rng;
 
     /// Random declarations of known sizes are read exactly; random cuts and byte noise never
     /// panic, and never give sizes the text does not declare.

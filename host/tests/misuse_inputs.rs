@@ -64,16 +64,9 @@ struct Extra {
 // SAFETY: plain `#[repr(C)]` integers, as the kernel reads them.
 unsafe impl DeviceRepr for Extra {}
 
-/// Seeded xorshift64.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+#[path = "../src/test_rng.rs"]
+mod test_rng;
+use test_rng::Rng;
 
 /// Ordinals no machine here has: the edges around `i32` and `u32` (cudarc casts to `i32`, so
 /// `1 << 32` was GPU 0), `usize::MAX`, and 2000 random ones from 64 up.
