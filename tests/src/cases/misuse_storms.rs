@@ -2,7 +2,7 @@
 //! host threads on one `Device`, two `Device`s on one GPU, handles dropped while a kernel runs,
 //! and a mutex guard a kernel forgot.
 
-use super::misuse_stuck::{every_call_is_stuck, expect_timeout, timed_drop, SHORT};
+use super::misuse_stuck::{every_call_is_stuck, expect_timeout, launch_spin, timed_drop, SHORT};
 use crate::{Ctx, GpuTest, KERNELS_PTX};
 use ptx_sync_host::cudarc::driver::PushKernelArg;
 use ptx_sync_host::{launch_config, Device, MappedBuffer};
@@ -148,21 +148,9 @@ fn two_devices_one_gpu(ctx: &Ctx) -> Result<String> {
     let w = buf.atomics_u32();
     let at = |i: u64| buf.device_ptr() + 4 * i;
     // SAFETY: two u32 pointers into the mapped buffer, which outlives both kernels.
-    unsafe {
-        first
-            .launch(&spin)
-            .arg(at(0))
-            .arg(at(32))
-            .launch(one_thread())
-    }?;
+    unsafe { launch_spin(&first, &spin, at(0), at(32)) }?;
     // SAFETY: as above.
-    unsafe {
-        second
-            .launch(&spin)
-            .arg(at(64))
-            .arg(at(96))
-            .launch(one_thread())
-    }?;
+    unsafe { launch_spin(&second, &spin, at(64), at(96)) }?;
     let dropped = timed_drop("the first Device while its kernel runs", first)?;
     w[0].store(1, Release);
     w[64].store(1, Release);

@@ -20,6 +20,17 @@ pub(crate) const PROMPT: Duration = Duration::from_secs(1);
 /// The global every read_global / write_global here uses (tests/kernels/src/host_api.rs).
 const GLOBAL: &str = "HOST_API_COUNTER";
 
+/// Launches `misuse_spin_until_set(word, done)` on one thread of `gpu`: it spins until the
+/// `u32` at `word` is not 0, then sets the `u32` at `done` to 1.
+///
+/// # Safety
+/// `word` and `done` are device addresses of `u32`s that outlive the kernel.
+pub(crate) unsafe fn launch_spin(gpu: &Device, spin: &Kernel, word: u64, done: u64) -> Result<()> {
+    // SAFETY: the kernel takes two u32 pointers; the caller's contract.
+    unsafe { gpu.launch(spin).arg(word).arg(done).launch(one_thread()) }?;
+    Ok(())
+}
+
 /// `r` must be `Error::Timeout` for GPU 0 after `limit`; `Ok` holds how long the wait took.
 pub(crate) fn expect_timeout(r: ptx_sync_host::Result<()>, limit: Duration) -> Result<()> {
     match r {
@@ -205,13 +216,7 @@ fn stuck_gpu_recovers_when_the_kernel_ends(ctx: &Ctx) -> Result<String> {
     let words = buf.atomics_u32();
     let (word, done) = (buf.device_ptr(), buf.device_ptr() + 128);
     // SAFETY: the kernel takes two u32 pointers into the mapped buffer, which outlives it.
-    unsafe {
-        ctx.gpu
-            .launch(&spin)
-            .arg(word)
-            .arg(done)
-            .launch(one_thread())
-    }?;
+    unsafe { launch_spin(&ctx.gpu, &spin, word, done) }?;
     expect_timeout(ctx.gpu.wait(SHORT), SHORT)?;
     match ctx.gpu.zeros::<u32>(1) {
         Err(Error::Stuck { gpu: 0, .. }) => {}

@@ -1,10 +1,10 @@
 //! `Device::wait` at its edges: a zero limit asks once, `Duration::MAX` is no limit.
 
 use super::misuse_stuck::expect_timeout;
+use super::misuse_stuck::launch_spin;
 use crate::{Ctx, GpuTest};
-use ptx_sync_host::cudarc::driver::PushKernelArg;
 use ptx_sync_host::MappedBuffer;
-use ptx_sync_testkit::{one_thread, Result};
+use ptx_sync_testkit::Result;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::time::Duration;
 
@@ -23,13 +23,7 @@ fn wait_limits(ctx: &Ctx) -> Result<String> {
     let words = buf.atomics_u32();
     let (word, done) = (buf.device_ptr(), buf.device_ptr() + 128);
     // SAFETY: two u32 pointers into the mapped buffer, which outlives the kernel.
-    unsafe {
-        ctx.gpu
-            .launch(&spin)
-            .arg(word)
-            .arg(done)
-            .launch(one_thread())
-    }?;
+    unsafe { launch_spin(&ctx.gpu, &spin, word, done) }?;
     expect_timeout(ctx.gpu.wait(Duration::ZERO), Duration::ZERO)?;
     words[0].store(1, Release);
     ctx.gpu
@@ -40,13 +34,7 @@ fn wait_limits(ctx: &Ctx) -> Result<String> {
     }
     let done2 = buf.device_ptr() + 256;
     // SAFETY: as above; the word is already set, so the kernel ends at once.
-    unsafe {
-        ctx.gpu
-            .launch(&spin)
-            .arg(word)
-            .arg(done2)
-            .launch(one_thread())
-    }?;
+    unsafe { launch_spin(&ctx.gpu, &spin, word, done2) }?;
     ctx.gpu
         .wait(Duration::MAX)
         .map_err(|e| format!("wait(Duration::MAX) on a kernel that ends: {e}"))?;
