@@ -1,4 +1,4 @@
-//! Host-backend tests of the phase and count API borrowed from libcu++ (issue 14, item 3):
+//! Host-backend tests of the phase and count API borrowed from libcu++:
 //! `Barrier::arrive_n`, `wait_parity` / `try_wait_parity`, `Token::parity`, `max()` on
 //! Barrier, Latch and Semaphore, and in-place `init` of Latch and Semaphore.
 

@@ -1,4 +1,4 @@
-//! The litmus suite (issue 5): does ptx-sync's PTX hold under the PTX memory model on real
+//! The litmus suite: does ptx-sync's PTX hold under the PTX memory model on real
 //! hardware, and can the harness see it when it does not?
 //!
 //! GPU-free (CI checks them):

@@ -31,7 +31,7 @@ const X: usize = 0;
 const Y: usize = 1;
 const Z: usize = 2;
 
-/// The shapes issue 5 asks for.
+/// The shapes the suite runs.
 pub const SHAPES: &[Shape] = &[
     Shape {
         name: "MP",

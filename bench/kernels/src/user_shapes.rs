@@ -1,4 +1,4 @@
-//! The user-shaped rows (issue 13): primitives used the way an application uses them, each
+//! The user-shaped rows: primitives used the way an application uses them, each
 //! kernel with the shape, work and check of its CUDA C++ counterpart in
 //! bench/cpp/user_shapes.inc (libcu++; named `k_*` there, so the SASS table leaves these out:
 //! the primitives inside differ by design). Shapes and data: bench/src/user_shapes_common.rs.

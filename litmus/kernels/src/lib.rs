@@ -1,4 +1,4 @@
-//! The litmus suite's kernels (issue 5), built only for nvptx64-nvidia-cuda by `cargo xtask`;
+//! The litmus suite's kernels, built only for nvptx64-nvidia-cuda by `cargo xtask`;
 //! the PTX is `ptx_sync_litmus_kernels.ptx`. Every test access goes through ptx-sync's own
 //! `Atomic<u32, S>` and `fence::<S>`, so the suite tests what users get.
 //!

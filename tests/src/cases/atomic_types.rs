@@ -1,5 +1,5 @@
-//! The atomic types of issue 14 on the GPU (kernels: tests/kernels/src/atomic_types.rs), every
-//! result exact: 8/16-bit counters packed into shared and global words (a compare-and-swap that
+//! The 8/16-bit, half-float and vector atomic types on the GPU (kernels:
+//! tests/kernels/src/atomic_types.rs), every result exact: 8/16-bit counters packed into shared and global words (a compare-and-swap that
 //! wrote a stale neighbouring byte shows up as a wrong count in that neighbour; the native
 //! `atom.cas.b16` and the 32-bit word loops update the same `u16` lanes), bit ownership and
 //! NAND on bytes, half-float adds with exactly representable steps (`F16`, `F16x2`, and on

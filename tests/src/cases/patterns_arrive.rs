@@ -1,4 +1,4 @@
-//! The calling-pattern matrix, arrival half (issue 11, item 3): `Latch`, `Barrier`,
+//! The calling-pattern matrix, arrival half: `Latch`, `Barrier`,
 //! `BlockBarrier`, `Atomic` waiting and `GridBarrier`, each called by the threads of a grid in
 //! the shapes real kernels use: the lanes of one warp on 2 and on 32 objects, only some lanes
 //! calling (odd lanes, lane 0, a data-dependent subset), an object per thread, per 64-thread
@@ -7,7 +7,7 @@
 //! The host builds the tables the kernels (tests/kernels/src/patterns_arrive.rs) run from: which
 //! object each thread arrives at and waits on, and which peers' values it checks once it has
 //! waited. So the host knows the exact count every object must see, and checks it per object:
-//! a warp that counts its lanes on one lane's object (the bug of issue 11) leaves a latch
+//! a warp that counts its lanes on one lane's object (a bug this matrix was built to catch) leaves a latch
 //! short or wrapped, a barrier with the wrong phase, a counter out of its window, or a stale
 //! value, and the test fails (or traps in the device crate's debug checks, or hangs into the
 //! watchdog).

@@ -1,4 +1,4 @@
-//! The lock half of the calling-pattern matrix (issue 11): Mutex, SpinLock, TicketLock,
+//! The lock half of the calling-pattern matrix: Mutex, SpinLock, TicketLock,
 //! BinarySemaphore, `Semaphore<_, 4>` holding one unit (a lock) and holding four (counting),
 //! each called the ways kernels call them, with exact counts:
 //! - `_warp_shapes_global`: 32 objects in global memory, every SM x 256 threads, 4 iterations,
