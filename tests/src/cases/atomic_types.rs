@@ -1,10 +1,11 @@
 //! The 8/16-bit, half-float and vector atomic types on the GPU (kernels:
-//! tests/kernels/src/atomic_types.rs), every result exact: 8/16-bit counters packed into shared and global words (a compare-and-swap that
-//! wrote a stale neighbouring byte shows up as a wrong count in that neighbour; the native
-//! `atom.cas.b16` and the 32-bit word loops update the same `u16` lanes), bit ownership and
-//! NAND on bytes, half-float adds with exactly representable steps (`F16`, `F16x2`, and on
-//! sm_90 `Bf16`, `Bf16x2`), sm_90 vector adds and half min/max, and float min/max by
-//! compare-exchange loop with NaNs to ignore and signed zeros.
+//! tests/kernels/src/atomic_types.rs), every result exact: 8/16-bit counters packed into shared
+//! and global words (a compare-and-swap that wrote a stale neighbouring byte shows up as a
+//! wrong count in that neighbour; the native `atom.cas.b16` and the 32-bit word loops update
+//! the same `u16` lanes), bit ownership and NAND on bytes, half-float adds with exactly
+//! representable steps (`F16`, `F16x2`, and on sm_90 `Bf16`, `Bf16x2`), sm_90 vector adds and
+//! half min/max, and float min/max by compare-exchange loop with NaNs to ignore and signed
+//! zeros.
 
 use crate::{Ctx, GpuTest};
 use ptx_sync::{Bf16, F16};
