@@ -36,6 +36,41 @@ pub enum Error {
     NoPtx(PathBuf),
     /// [`PtxBuilder::build`](crate::PtxBuilder::build) outside a build script.
     NotInBuildScript,
+    /// No usable NVSHMEM install was found ([`nvshmem::Search`](crate::nvshmem::Search)).
+    NvshmemNotFound {
+        /// Each place looked at, with why it was passed over.
+        tried: Vec<String>,
+        /// What to install, or which variable to set.
+        hint: String,
+    },
+    /// An NVSHMEM install of another major.minor than the one the bindings were written for.
+    NvshmemVersion {
+        /// The install's version (`include/non_abi/nvshmem_version.h`).
+        found: (u32, u32, u32),
+        /// [`nvshmem::VERSION`](crate::nvshmem::VERSION).
+        expected: (u32, u32, u32),
+        /// The install's root.
+        root: PathBuf,
+    },
+    /// An NVSHMEM install lacks a file a build or its host program uses, or its version
+    /// header is unreadable.
+    NvshmemInvalid {
+        /// The install's root.
+        root: PathBuf,
+        /// What is wrong (the missing file, relative to the root).
+        why: String,
+    },
+    /// Downloading the pinned NVSHMEM wheel failed (after nothing usable was found).
+    NvshmemFetch {
+        /// The wheel's file name.
+        wheel: String,
+        /// The cache dir it was to be extracted into.
+        cache: PathBuf,
+        /// Why it failed (python3's last lines).
+        why: String,
+        /// The places looked at before downloading, with why each was passed over.
+        tried: Vec<String>,
+    },
     /// A file operation failed.
     Io {
         /// What was being done.
@@ -82,6 +117,53 @@ impl fmt::Display for Error {
             Error::NotInBuildScript => f.write_str(
                 "PtxBuilder::build is for build.rs ($OUT_DIR is not set); use PtxBuilder::compile elsewhere",
             ),
+            Error::NvshmemNotFound { tried, hint } => {
+                let (a, b, c) = crate::nvshmem::VERSION;
+                write!(f, "NVSHMEM {a}.{b}.{c} was not found; tried:")?;
+                for place in tried {
+                    write!(f, "\n  {place}")?;
+                }
+                write!(f, "\n{hint}")
+            }
+            Error::NvshmemVersion { found, expected, root } => write!(
+                f,
+                "NVSHMEM at {} is {}.{}.{}, but ptx-sync's bindings are written for {}.{}.x \
+                 (the device bitcode, the host library and the bindings must agree): point ${} \
+                 at an NVSHMEM {}.{} install or run `{}`",
+                root.display(),
+                found.0,
+                found.1,
+                found.2,
+                expected.0,
+                expected.1,
+                crate::nvshmem::HOME_ENV,
+                expected.0,
+                expected.1,
+                crate::nvshmem::pip_install()
+            ),
+            Error::NvshmemInvalid { root, why } => write!(
+                f,
+                "NVSHMEM at {} is not usable: {why} (expected an install's root, the directory \
+                 holding include/ and lib/; `{}` installs a complete one)",
+                root.display(),
+                crate::nvshmem::pip_install()
+            ),
+            Error::NvshmemFetch { wheel, cache, why, tried } => {
+                write!(f, "NVSHMEM was not found")?;
+                if !tried.is_empty() {
+                    write!(f, " (tried:")?;
+                    for place in tried {
+                        write!(f, "\n  {place}")?;
+                    }
+                    write!(f, ")")?;
+                }
+                write!(
+                    f,
+                    "\nand downloading {wheel} from PyPI into {} failed: {why}\n{}",
+                    cache.display(),
+                    crate::nvshmem::install_hint()
+                )
+            }
             Error::Io { what, source } => write!(f, "{what}: {source}"),
         }
     }

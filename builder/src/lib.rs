@@ -37,6 +37,7 @@
 
 mod arch;
 mod error;
+pub mod nvshmem;
 pub mod toolchain;
 
 pub use arch::Arch;
