@@ -15,6 +15,10 @@
 //! - its own target directory (a nested cargo cannot share the outer build's),
 //! - ptx-sync's debug checks ([`PtxBuilder::debug_checks`]) in a debug build of the host
 //!   crate, in an optimized kernel,
+//! - with [`PtxBuilder::nvshmem`], NVSHMEM's device bitcode linked into the PTX
+//!   (`-C link-arg=<root>/lib/libnvshmem_device.bc`), from an install [`nvshmem`] finds or
+//!   fetches (the pinned `nvidia-nvshmem-cu13` wheel, sha256-checked), its root passed on to
+//!   the host crate as `PTX_SYNC_NVSHMEM_HOME`,
 //!
 //! and in a build script: the PTX copied into `OUT_DIR`, an environment variable naming it for
 //! `include_str!`, and `cargo:rerun-if-changed` for every source file the kernels were built
@@ -29,6 +33,19 @@
 //!     Ok(())
 //! }
 //! // main.rs: const PTX: &str = include_str!(env!("KERNELS_PTX"));
+//! ```
+//!
+//! Kernels that call NVSHMEM (their crate depends on `ptx-sync` with the `nvshmem` feature):
+//!
+//! ```no_run
+//! // build.rs: finds NVSHMEM 3.4 ($NVSHMEM_HOME, python3's nvidia.nvshmem, else downloads the
+//! // pinned wheel into the target dir) and links its device library into the PTX.
+//! fn main() -> Result<(), ptx_sync_build::Error> {
+//!     ptx_sync_build::PtxBuilder::new("../kernels")
+//!         .nvshmem(true)
+//!         .build()?; // also sets PTX_SYNC_NVSHMEM_HOME to the install it linked
+//!     Ok(())
+//! }
 //! ```
 //!
 //! Errors say what to run: a missing `rust-src` names the `rustup component add` line, a
@@ -94,6 +111,7 @@ pub struct PtxBuilder {
     convergence_workaround: Option<bool>,
     features: Vec<String>,
     debug_checks: Option<bool>,
+    nvshmem: bool,
 }
 
 impl PtxBuilder {
@@ -111,6 +129,7 @@ impl PtxBuilder {
             convergence_workaround: None,
             features: Vec::new(),
             debug_checks: None,
+            nvshmem: false,
         }
     }
 
@@ -170,6 +189,36 @@ impl PtxBuilder {
     pub fn debug_checks(mut self, on: bool) -> PtxBuilder {
         self.debug_checks = Some(on);
         self
+    }
+
+    /// Links NVSHMEM's device library into the PTX (default: off), for kernels that call
+    /// NVSHMEM through ptx-sync's `nvshmem` feature: the nested build gets
+    /// `-C link-arg=<root>/lib/libnvshmem_device.bc`, and rustc's bitcode linker keeps what the
+    /// kernels use (without it the PTX keeps `.extern .func` declarations that no driver
+    /// resolves). The link reads NVSHMEM's 31 MB of bitcode: about 3 minutes on two cores.
+    ///
+    /// The install is [`nvshmem::find_or_fetch`]'s: `$NVSHMEM_HOME`, python3's
+    /// `nvidia.nvshmem`, a fetched copy, else the pinned wheel downloaded into
+    /// `<target dir>/ptx-sync-nvshmem` (the outer build's target dir in a build script,
+    /// `<crate>/target` otherwise; not with `$PTX_SYNC_NO_DOWNLOAD` set). In a build script
+    /// [`build`](Self::build) also prints `cargo:rerun-if-env-changed` for `NVSHMEM_HOME`,
+    /// `PTX_SYNC_NVSHMEM_CACHE` and `PTX_SYNC_NO_DOWNLOAD`, and sets `PTX_SYNC_NVSHMEM_HOME`
+    /// ([`nvshmem::ROOT_ENV`]) to the install's root for the host crate, so the program opens
+    /// the host library of the same release.
+    pub fn nvshmem(mut self, on: bool) -> PtxBuilder {
+        self.nvshmem = on;
+        self
+    }
+
+    /// The NVSHMEM install this build links ([`nvshmem`](Self::nvshmem)), found or fetched;
+    /// `None` when NVSHMEM is off.
+    pub fn nvshmem_install(&self) -> Result<Option<nvshmem::Install>, Error> {
+        if !self.nvshmem {
+            return Ok(None);
+        }
+        let cache = nvshmem::build_script_cache()
+            .unwrap_or_else(|| self.crate_dir.join("target").join(nvshmem::CACHE_DIR_NAME));
+        nvshmem::find_or_fetch(&cache).map(Some)
     }
 
     /// Whether this build turns ptx-sync's debug checks on (`Some(true)`), off
@@ -255,7 +304,8 @@ impl PtxBuilder {
         }
     }
 
-    /// The RUSTFLAGS of the nested build.
+    /// The RUSTFLAGS of the nested build, less the NVSHMEM link argument
+    /// ([`nvshmem`](Self::nvshmem)), which [`cargo`](Self::cargo) adds once the install is found.
     pub fn rustflags(&self, toolchain: &Toolchain) -> Result<String, Error> {
         let arch = self.resolved_arch()?;
         let mut flags = format!(
@@ -292,13 +342,34 @@ impl PtxBuilder {
     /// the kernel crate with this build's RUSTFLAGS (and RUSTDOCFLAGS), `RUSTC_BOOTSTRAP=1`,
     /// and the surrounding cargo's variables removed: for `cargo clippy` or `cargo doc` with
     /// the same flags as the build. Checks the toolchain's components first.
+    ///
+    /// With [`nvshmem`](Self::nvshmem) on, finds (or fetches) NVSHMEM and adds
+    /// `-C link-arg=<bitcode>` to the RUSTFLAGS.
     pub fn cargo(&self, args: &[&str]) -> Result<Command, Error> {
+        self.manifest()?;
+        let install = self.nvshmem_install()?;
+        self.cargo_with(args, install.as_ref())
+    }
+
+    /// [`cargo`](Self::cargo) with NVSHMEM already found (or off).
+    fn cargo_with(
+        &self,
+        args: &[&str],
+        nvshmem: Option<&nvshmem::Install>,
+    ) -> Result<Command, Error> {
         self.manifest()?;
         let toolchain = Toolchain::detect_in(&self.crate_dir)?;
         toolchain.ensure_components(self.install_components)?;
         let arch = self.resolved_arch()?;
-        let rustflags = self.rustflags(&toolchain)?;
+        let mut rustflags = self.rustflags(&toolchain)?;
         let mut cmd = nested_cargo();
+        if let Some(install) = nvshmem {
+            let (plain, encoded) = with_link_arg(&rustflags, &install.bitcode());
+            rustflags = plain;
+            if let Some(encoded) = encoded {
+                cmd.env("CARGO_ENCODED_RUSTFLAGS", encoded);
+            }
+        }
         let docflags = format!(
             "-C target-cpu={arch} -C target-feature={}",
             arch.ptx_feature()
@@ -320,14 +391,19 @@ impl PtxBuilder {
     /// Builds the PTX (release) and returns its path in the target directory. Works anywhere;
     /// in a build script use [`build`](Self::build).
     pub fn compile(&self) -> Result<PathBuf, Error> {
-        Ok(self.compile_with_deps()?.0)
+        self.manifest()?;
+        let install = self.nvshmem_install()?;
+        Ok(self.compile_with_deps(install.as_ref())?.0)
     }
 
     /// [`compile`](Self::compile), plus the source files cargo's dep-info lists for the PTX.
-    fn compile_with_deps(&self) -> Result<(PathBuf, Vec<PathBuf>), Error> {
+    fn compile_with_deps(
+        &self,
+        nvshmem: Option<&nvshmem::Install>,
+    ) -> Result<(PathBuf, Vec<PathBuf>), Error> {
         let stem = self.ptx_stem()?;
         let arch = self.resolved_arch()?;
-        let mut cmd = self.cargo(&["build", "--release"])?;
+        let mut cmd = self.cargo_with(&["build", "--release"], nvshmem)?;
         let out = cmd.output().map_err(|e| Error::Io {
             what: "running cargo".into(),
             source: e,
@@ -379,7 +455,28 @@ impl PtxBuilder {
         }
         println!("cargo:rerun-if-env-changed={ARCH_ENV}");
         println!("cargo:rerun-if-env-changed={DEBUG_CHECKS_ENV}");
-        let (ptx, deps) = self.compile_with_deps()?;
+        let install = if self.nvshmem {
+            for var in [
+                nvshmem::HOME_ENV,
+                nvshmem::CACHE_ENV,
+                nvshmem::NO_DOWNLOAD_ENV,
+            ] {
+                println!("cargo:rerun-if-env-changed={var}");
+            }
+            self.manifest()?;
+            let install = self.nvshmem_install()?;
+            if let Some(install) = &install {
+                println!(
+                    "cargo:rustc-env={}={}",
+                    nvshmem::ROOT_ENV,
+                    install.root().display()
+                );
+            }
+            install
+        } else {
+            None
+        };
+        let (ptx, deps) = self.compile_with_deps(install.as_ref())?;
         let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from);
         for dep in &deps {
             // Sources of the toolchain and of registry crates do not change under a build.
@@ -425,6 +522,22 @@ pub fn nested_cargo() -> Command {
         }
     }
     cmd
+}
+
+/// `rustflags` plus `-C link-arg=<file>`, as RUSTFLAGS, and as CARGO_ENCODED_RUSTFLAGS
+/// (0x1f-separated, which cargo reads before RUSTFLAGS) when the path has whitespace that
+/// RUSTFLAGS would split at.
+fn with_link_arg(rustflags: &str, file: &Path) -> (String, Option<String>) {
+    let link_arg = format!("link-arg={}", file.display());
+    let plain = format!("{rustflags} -C {link_arg}");
+    let encoded = link_arg.contains(char::is_whitespace).then(|| {
+        rustflags
+            .split_whitespace()
+            .chain(["-C", &link_arg])
+            .collect::<Vec<_>>()
+            .join("\x1f")
+    });
+    (plain, encoded)
 }
 
 /// Whether this process is the build script of a host crate built with debug assertions:
@@ -654,6 +767,34 @@ mod tests {
                 "profile.release.package.ptx-sync.debug-assertions=false"
             ]
         );
+    }
+
+    /// The NVSHMEM link argument joins the other flags in RUSTFLAGS; a path with a space goes
+    /// (also) in CARGO_ENCODED_RUSTFLAGS, one flag per 0x1f-separated field.
+    #[test]
+    fn nvshmem_bitcode_is_a_link_arg() {
+        let base = "-C target-cpu=sm_90 -C target-feature=+ptx84";
+        let (plain, encoded) = with_link_arg(base, Path::new("/n/lib/libnvshmem_device.bc"));
+        assert_eq!(
+            plain,
+            "-C target-cpu=sm_90 -C target-feature=+ptx84 -C link-arg=/n/lib/libnvshmem_device.bc"
+        );
+        assert_eq!(encoded, None);
+        let (_, encoded) = with_link_arg(base, Path::new("/my dir/libnvshmem_device.bc"));
+        let fields: Vec<&str> = encoded.as_deref().unwrap().split('\x1f').collect();
+        assert_eq!(
+            fields,
+            [
+                "-C",
+                "target-cpu=sm_90",
+                "-C",
+                "target-feature=+ptx84",
+                "-C",
+                "link-arg=/my dir/libnvshmem_device.bc"
+            ]
+        );
+        // Off (the default), nothing is looked for.
+        assert_eq!(PtxBuilder::new("k").nvshmem_install().unwrap(), None);
     }
 
     #[test]

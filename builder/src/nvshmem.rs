@@ -156,9 +156,11 @@ pub struct Install {
 }
 
 impl Install {
-    /// Checks the install at `root` (the directory holding `include/` and `lib/`): the
-    /// [`REQUIRED`] files are there ([`Error::NvshmemInvalid`] names a missing one) and its
-    /// version header says a release of [`VERSION`]'s major.minor ([`Error::NvshmemVersion`]).
+    /// Checks the install at `root` (the directory holding `include/` and `lib/`): the files
+    /// a Rust build and its host program use are there (`include/non_abi/nvshmem_version.h`,
+    /// `lib/libnvshmem_device.bc`, `lib/libnvshmem_host.so.3`; [`Error::NvshmemInvalid`] names
+    /// a missing one) and the version header says a release of [`VERSION`]'s major.minor
+    /// ([`Error::NvshmemVersion`]; the patch level may differ).
     pub fn open(root: impl Into<PathBuf>, source: Source) -> Result<Install, Error> {
         let root = root.into();
         let invalid = |why: String| Error::NvshmemInvalid {
@@ -244,7 +246,13 @@ fn parse_version_header(text: &str) -> Result<(u32, u32, u32), String> {
         let name = format!("NVSHMEM_VENDOR_{part}_VERSION");
         let value = text
             .lines()
-            .filter_map(|l| l.trim().strip_prefix("#define"))
+            // The preprocessor allows blanks between `#` and `define`.
+            .filter_map(|l| {
+                l.trim()
+                    .strip_prefix('#')?
+                    .trim_start()
+                    .strip_prefix("define")
+            })
             .find_map(|rest| {
                 let mut words = rest.split_whitespace();
                 (words.next() == Some(name.as_str())).then(|| words.next())
@@ -431,8 +439,9 @@ pub fn find_or_fetch(cache: &Path) -> Result<Install, Error> {
     Search::from_env().find_or_fetch(cache)
 }
 
-/// Downloads the pinned wheel for this machine into `cache/nvshmem-3.4.5` (replacing nothing:
-/// a copy already there is returned) with `python3`, and opens it.
+/// Downloads the pinned wheel for this machine into `cache/nvshmem-3.4.5` with `python3`, and
+/// opens it. A usable copy already there is returned without downloading; an unusable one (a
+/// file deleted from it) is replaced.
 pub fn fetch(cache: &Path) -> Result<Install, Error> {
     fetch_with(Path::new("python3"), cache)
 }
@@ -586,10 +595,11 @@ fn fetch_with(python: &Path, cache: &Path) -> Result<Install, Error> {
 /// PyPI's JSON for the release, refuses it unless PyPI's sha256 is the pinned SHA256, downloads
 /// it into CACHE, checks the download against SHA256, extracts what a Rust build and its host
 /// program use (`lib/*.bc`, `lib/*.so.3`, `lib/*.a`, `include/**` of `nvidia/nvshmem/`) into a
-/// temporary directory in CACHE and renames it to CACHE/SUBDIR. Nothing is left behind on
-/// failure, and a reader never sees a half-extracted SUBDIR.
+/// temporary directory in CACHE and renames it to CACHE/SUBDIR (moving an unusable SUBDIR
+/// aside first). Nothing is left behind on failure, and a reader never sees a half-extracted
+/// SUBDIR. The caller holds CACHE's lock.
 const FETCH_NVSHMEM_PY: &str = r#"
-import fnmatch, hashlib, json, os, shutil, sys, zipfile
+import fnmatch, glob, hashlib, json, os, shutil, sys, zipfile
 import urllib.error, urllib.parse, urllib.request
 
 package, version, filename, pinned, cache, subdir = sys.argv[1:7]
@@ -627,6 +637,13 @@ def main():
     if published != pinned:
         sys.exit(f"PyPI says {filename} has sha256 {published}, pinned {pinned}: refusing it")
     final = os.path.join(cache, subdir)
+    # The caller holds the cache's lock, so a temporary left here is from a fetch that was
+    # killed: remove it rather than let each one keep 60 MB.
+    for stale in glob.glob(os.path.join(glob.escape(cache), f".{subdir}.*.tmp*")):
+        if os.path.isdir(stale):
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            os.remove(stale)
     tmp = os.path.join(cache, f".{subdir}.{os.getpid()}.tmp")
     whl = tmp + ".whl"
     try:
@@ -657,12 +674,12 @@ def main():
                 count += 1
         if count == 0:
             sys.exit(f"{filename} holds nothing under {PREFIX}lib or {PREFIX}include")
-        try:
-            os.rename(tmp, final)
-        except OSError:
-            # Another process renamed its copy first: it is as good as ours.
-            if not os.path.isdir(final):
-                raise
+        if os.path.lexists(final):
+            # The caller found no usable install there (a file is missing): replace it.
+            old = tmp + ".old"
+            os.rename(final, old)
+            shutil.rmtree(old, ignore_errors=True)
+        os.rename(tmp, final)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         try:
@@ -677,3 +694,466 @@ except SystemExit:
 except Exception as e:  # one line for the caller's message, not a traceback
     sys.exit(f"{type(e).__name__}: {e}")
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A fresh directory under the system temp dir, removed on drop.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(name: &str) -> TempDir {
+            static N: AtomicUsize = AtomicUsize::new(0);
+            let n = N.fetch_add(1, Ordering::Relaxed);
+            let dir = std::env::temp_dir().join(format!(
+                "ptx-sync-build-nvshmem-{name}-{}-{n}",
+                std::process::id()
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A fake install at `root` of release `version`, with every [`REQUIRED`] file but `skip`.
+    fn fake_install(root: &Path, version: (u32, u32, u32), skip: Option<&str>) {
+        let header = format!(
+            "#pragma once\n#define NVSHMEM_VENDOR_MAJOR_VERSION {}\n\
+             #define NVSHMEM_VENDOR_MINOR_VERSION {}\n#define NVSHMEM_VENDOR_PATCH_VERSION {}\n\
+             #define NVSHMEM_VENDOR_PACKAGE_VERSION 0\n",
+            version.0, version.1, version.2
+        );
+        for file in REQUIRED {
+            if Some(file) == skip {
+                continue;
+            }
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let text = if file.ends_with(".h") {
+                &header
+            } else {
+                "fake"
+            };
+            std::fs::write(path, text).unwrap();
+        }
+    }
+
+    /// A search of exactly the given places: no environment, no python.
+    fn search(home: Option<&Path>, caches: &[&Path]) -> Search {
+        Search {
+            nvshmem_home: home.map(Path::to_path_buf),
+            python: None,
+            caches: caches.iter().map(|c| c.to_path_buf()).collect(),
+            allow_download: false,
+        }
+    }
+
+    #[test]
+    fn version_header_parses_and_bad_ones_say_which_define() {
+        let header = "// c\n#define NVSHMEM_VENDOR_MAJOR_VERSION 3\n\
+                      #define NVSHMEM_VENDOR_MINOR_VERSION 4\n\
+                      #  define   NVSHMEM_VENDOR_PATCH_VERSION   5\n\
+                      #define NVSHMEM_VENDOR_PACKAGE_VERSION 0\n";
+        assert_eq!(parse_version_header(header), Ok((3, 4, 5)));
+        let no_minor = header.replace("MINOR", "MINOR_X");
+        assert_eq!(
+            parse_version_header(&no_minor),
+            Err("no `#define NVSHMEM_VENDOR_MINOR_VERSION`".to_string())
+        );
+        let text = header.replace("PATCH_VERSION   5", "PATCH_VERSION x");
+        assert_eq!(
+            parse_version_header(&text),
+            Err("`#define NVSHMEM_VENDOR_PATCH_VERSION` is not a number".to_string())
+        );
+    }
+
+    #[test]
+    fn an_explicit_root_is_found_with_its_files() {
+        let tmp = TempDir::new("home");
+        fake_install(&tmp.0, VERSION, None);
+        let found = search(Some(&tmp.0), &[]).find().unwrap();
+        assert_eq!(found.root(), tmp.0);
+        assert_eq!(found.version(), VERSION);
+        assert_eq!(*found.source(), Source::Home);
+        let paths = [
+            found.bitcode(),
+            found.host_library(),
+            found.device_archive(),
+            found.include_dir(),
+            found.lib_dir(),
+        ];
+        let want = [
+            "lib/libnvshmem_device.bc",
+            "lib/libnvshmem_host.so.3",
+            "lib/libnvshmem_device.a",
+            "include",
+            "lib",
+        ];
+        assert_eq!(
+            paths.map(|p| p.strip_prefix(&tmp.0).unwrap().to_path_buf()),
+            want.map(PathBuf::from)
+        );
+        // A later patch release is accepted (the device ABI is fixed within a minor release).
+        let patch = TempDir::new("patch");
+        fake_install(&patch.0, (3, 4, 7), None);
+        assert_eq!(
+            Install::open(&patch.0, Source::Given).unwrap().version(),
+            (3, 4, 7)
+        );
+    }
+
+    #[test]
+    fn another_minor_release_is_a_version_error() {
+        for (found, dir) in [
+            ((3, 8, 0), "newer"),
+            ((3, 3, 24), "older"),
+            ((4, 4, 5), "major"),
+        ] {
+            let tmp = TempDir::new(dir);
+            fake_install(&tmp.0, found, None);
+            let err = search(Some(&tmp.0), &[]).find().unwrap_err();
+            let msg = err.to_string();
+            match err {
+                Error::NvshmemVersion {
+                    found: f,
+                    expected,
+                    root,
+                } => {
+                    assert_eq!((f, expected, root), (found, VERSION, tmp.0.clone()));
+                }
+                other => panic!("{other}"),
+            }
+            let shown = format!("is {}.{}.{}, but", found.0, found.1, found.2);
+            assert!(
+                msg.contains(&shown) && msg.contains(&pip_install()),
+                "{msg}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_missing_file_is_named() {
+        for file in REQUIRED {
+            let tmp = TempDir::new("missing");
+            fake_install(&tmp.0, VERSION, Some(file));
+            match Install::open(&tmp.0, Source::Given).unwrap_err() {
+                Error::NvshmemInvalid { root, why } => {
+                    assert_eq!((root, why), (tmp.0.clone(), format!("{file} is missing")))
+                }
+                other => panic!("{other}"),
+            }
+        }
+        let gone = Install::open("/nonexistent/nvshmem", Source::Given).unwrap_err();
+        assert!(
+            gone.to_string()
+                .contains("/nonexistent/nvshmem is not usable: no such directory"),
+            "{gone}"
+        );
+    }
+
+    /// `$NVSHMEM_HOME` set to a broken install is that install's error, even when a usable
+    /// copy sits in a cache: the user asked for that one.
+    #[test]
+    fn a_broken_home_is_not_passed_over() {
+        let home = TempDir::new("broken-home");
+        fake_install(&home.0, VERSION, Some("lib/libnvshmem_device.bc"));
+        let cache = TempDir::new("good-cache");
+        fake_install(&cache.0.join(cache_subdir()), VERSION, None);
+        let err = search(Some(&home.0), &[&cache.0]).find().unwrap_err();
+        assert!(
+            matches!(&err, Error::NvshmemInvalid { root, .. } if *root == home.0),
+            "{err}"
+        );
+        // Without the home, the cached copy is found.
+        let found = search(None, &[&cache.0]).find().unwrap();
+        assert_eq!(
+            (found.root(), found.source()),
+            (cache.0.join(cache_subdir()).as_path(), &Source::Cache)
+        );
+    }
+
+    /// Caches are tried in order; an unusable one is listed with why and the next one used.
+    #[test]
+    fn caches_are_tried_in_order() {
+        let (empty, old, good) = (TempDir::new("c0"), TempDir::new("c1"), TempDir::new("c2"));
+        fake_install(&old.0.join(cache_subdir()), (3, 3, 20), None);
+        fake_install(&good.0.join(cache_subdir()), VERSION, None);
+        let s = search(None, &[&empty.0, &old.0, &good.0]);
+        assert_eq!(s.find().unwrap().root(), good.0.join(cache_subdir()));
+        let mut tried = Vec::new();
+        let found = s.find_in(&s.caches, &mut tried).unwrap().unwrap();
+        assert_eq!(found.root(), good.0.join(cache_subdir()));
+        assert_eq!(
+            tried,
+            [
+                format!(
+                    "fetched copy {}: no such directory",
+                    empty.0.join(cache_subdir()).display()
+                ),
+                format!(
+                    "fetched copy {}: NVSHMEM 3.3.20, not 3.4",
+                    old.0.join(cache_subdir()).display()
+                ),
+            ]
+        );
+    }
+
+    /// Nothing usable: the error lists every place with why, and says what to install.
+    #[test]
+    fn not_found_lists_every_place_and_what_to_install() {
+        let (a, b) = (TempDir::new("nf-a"), TempDir::new("nf-b"));
+        fake_install(
+            &b.0.join(cache_subdir()),
+            VERSION,
+            Some("lib/libnvshmem_host.so.3"),
+        );
+        let mut s = search(None, &[&a.0, &b.0]);
+        s.python = Some("/nonexistent/python3".into());
+        let err = s.find().unwrap_err();
+        let msg = err.to_string();
+        let Error::NvshmemNotFound { tried, hint } = err else {
+            panic!("{msg}")
+        };
+        assert_eq!(tried.len(), 3, "{msg}");
+        assert!(
+            tried[0].starts_with("/nonexistent/python3's nvidia.nvshmem: could not run"),
+            "{msg}"
+        );
+        assert_eq!(
+            tried[1],
+            format!(
+                "fetched copy {}: no such directory",
+                a.0.join(cache_subdir()).display()
+            )
+        );
+        assert_eq!(
+            tried[2],
+            format!(
+                "fetched copy {}: lib/libnvshmem_host.so.3 is missing",
+                b.0.join(cache_subdir()).display()
+            )
+        );
+        assert_eq!(hint, install_hint());
+        for needle in [
+            "pip install nvidia-nvshmem-cu13==3.4.5",
+            "$NVSHMEM_HOME",
+            "$PTX_SYNC_NO_DOWNLOAD",
+        ] {
+            assert!(msg.contains(needle), "{needle} not in {msg}");
+        }
+        assert_eq!(msg.lines().count(), 1 + 3 + 1, "{msg}");
+    }
+
+    /// With downloads off, `find_or_fetch` looks in its cache too, and otherwise says that it
+    /// did not download, and where it would have.
+    #[test]
+    fn find_or_fetch_uses_its_cache_and_honours_no_download() {
+        let (cache, other) = (TempDir::new("fof"), TempDir::new("fof-other"));
+        let s = search(None, &[&other.0]);
+        let err = s.find_or_fetch(&cache.0).unwrap_err();
+        let Error::NvshmemNotFound { tried, .. } = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(tried.len(), 3, "{err}");
+        assert_eq!(
+            tried[2],
+            format!(
+                "download into {}: not done, $PTX_SYNC_NO_DOWNLOAD is set",
+                cache.0.join(cache_subdir()).display()
+            )
+        );
+        fake_install(&cache.0.join(cache_subdir()), VERSION, None);
+        let found = s.find_or_fetch(&cache.0).unwrap();
+        assert_eq!(
+            (found.root(), found.source()),
+            (cache.0.join(cache_subdir()).as_path(), &Source::Cache)
+        );
+    }
+
+    /// A fake python3 (a shell script printing the package's directories) stands for pip's
+    /// `nvidia.nvshmem`; a python without the package is "not installed".
+    #[cfg(unix)]
+    #[test]
+    fn python_package_is_asked_for() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = TempDir::new("python");
+        let (first, second) = (
+            tmp.0.join("site-a/nvidia/nvshmem"),
+            tmp.0.join("site-b/nvidia/nvshmem"),
+        );
+        fake_install(&second, VERSION, None);
+        let script = |name: &str, body: &str| {
+            let path = tmp.0.join(name);
+            std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            // Another test thread forking while the file was open for writing makes exec
+            // fail with ETXTBSY for a moment: wait until it runs.
+            for _ in 0..100 {
+                match Command::new(&path).output() {
+                    Err(e) if e.raw_os_error() == Some(26) => {
+                        std::thread::sleep(std::time::Duration::from_millis(10))
+                    }
+                    _ => break,
+                }
+            }
+            path
+        };
+        let good = script(
+            "python-good",
+            &format!("echo '{}'\necho '{}'", first.display(), second.display()),
+        );
+        let mut s = search(None, &[]);
+        s.python = Some(good.clone());
+        let found = s.find().unwrap();
+        assert_eq!(
+            (found.root(), found.source()),
+            (second.as_path(), &Source::Python)
+        );
+        let mut tried = Vec::new();
+        s.find_in(&[], &mut tried).unwrap();
+        assert_eq!(
+            tried,
+            [format!(
+                "{}'s nvidia.nvshmem at {}: no such directory",
+                good.display(),
+                first.display()
+            )]
+        );
+
+        let missing = script(
+            "python-bare",
+            "echo \"ModuleNotFoundError: No module named 'nvidia'\" >&2\nexit 1",
+        );
+        s.python = Some(missing.clone());
+        let Error::NvshmemNotFound { tried, .. } = s.find().unwrap_err() else {
+            panic!()
+        };
+        assert_eq!(
+            tried,
+            [format!(
+                "{}'s nvidia.nvshmem: not installed",
+                missing.display()
+            )]
+        );
+    }
+
+    #[test]
+    fn target_dirs_come_from_cargos_tag_or_the_layout() {
+        let tmp = TempDir::new("target");
+        let target = tmp.0.join("target");
+        let out = target.join("x86_64-unknown-linux-gnu/debug/build/app-0123/out");
+        std::fs::create_dir_all(&out).unwrap();
+        // No CACHEDIR.TAG: from the layout (a cross build's OUT_DIR keeps the triple).
+        assert_eq!(
+            out_dir_target_dir(&out),
+            Some(target.join("x86_64-unknown-linux-gnu"))
+        );
+        assert_eq!(
+            exe_target_dir(&target.join("debug/deps/app-0123")),
+            Some(target.clone())
+        );
+        assert_eq!(
+            exe_target_dir(&target.join("debug/examples/ex")),
+            Some(target.clone())
+        );
+        assert_eq!(
+            exe_target_dir(&target.join("release/app")),
+            Some(target.clone())
+        );
+        // With cargo's tag, wherever the artifact sits below it.
+        std::fs::write(
+            target.join("CACHEDIR.TAG"),
+            "Signature: 8a477f597d28d172789f06886806bc55",
+        )
+        .unwrap();
+        assert_eq!(out_dir_target_dir(&out), Some(target.clone()));
+        let cross_exe = target.join("x86_64-unknown-linux-gnu/debug/deps/app-0123");
+        assert_eq!(exe_target_dir(&cross_exe), Some(target.clone()));
+    }
+
+    #[test]
+    fn the_pinned_wheels_match_the_pinned_version() {
+        assert_eq!(WHEELS.len(), 2);
+        for w in WHEELS {
+            let prefix = format!(
+                "{}-{PACKAGE_VERSION}-py3-none-manylinux",
+                PACKAGE.replace('-', "_")
+            );
+            assert!(w.filename.starts_with(&prefix), "{}", w.filename);
+            assert!(
+                w.filename.ends_with(&format!("_{}.whl", w.arch)),
+                "{}",
+                w.filename
+            );
+            assert_eq!(w.sha256.len(), 64);
+            assert!(w
+                .sha256
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+        }
+        let (a, b, c) = VERSION;
+        assert_eq!(PACKAGE_VERSION, format!("{a}.{b}.{c}"));
+        assert_eq!(cache_subdir(), "nvshmem-3.4.5");
+        if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+            assert_eq!(Wheel::for_this_machine(), Some(WHEELS[0]));
+        }
+    }
+
+    /// Downloads the real wheel (60 MB) from PyPI into a temp dir, checks what was extracted,
+    /// and that a second call finds the copy instead of downloading again. Run with
+    /// `cargo test -p ptx-sync-build --lib nvshmem -- --ignored`.
+    #[test]
+    #[ignore = "downloads the 60 MB NVSHMEM wheel from PyPI: run with --ignored"]
+    fn fetches_the_pinned_wheel() {
+        let cache = TempDir::new("fetch");
+        let s = Search {
+            nvshmem_home: None,
+            python: None,
+            caches: Vec::new(),
+            allow_download: true,
+        };
+        let got = s.find_or_fetch(&cache.0).unwrap();
+        let root = cache.0.join(cache_subdir());
+        assert_eq!(
+            (got.root(), got.source(), got.version()),
+            (root.as_path(), &Source::Download, VERSION)
+        );
+        let size = |p: PathBuf| std::fs::metadata(p).unwrap().len();
+        assert!(size(got.bitcode()) > 10 << 20);
+        assert!(size(got.host_library()) > 10 << 20);
+        assert!(size(got.device_archive()) > 1 << 20);
+        assert!(got.include_dir().join("nvshmem.h").is_file());
+        assert!(got.lib_dir().join("nvshmem_bootstrap_uid.so.3").is_file());
+        // Only lib/ and include/ under the root; only the copy and the lock in the cache.
+        let names = |dir: &Path| {
+            let mut v: Vec<String> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(names(&root), ["include", "lib"]);
+        assert_eq!(names(&cache.0), ["nvshmem-3.4.5", "nvshmem-3.4.5.lock"]);
+        let again = s.find_or_fetch(&cache.0).unwrap();
+        assert_eq!(*again.source(), Source::Cache);
+        // A copy missing a file is fetched again and replaced; a killed fetch's temporary
+        // is cleaned up.
+        std::fs::remove_file(got.host_library()).unwrap();
+        let stale = cache.0.join(".nvshmem-3.4.5.999999.tmp");
+        std::fs::create_dir_all(stale.join("lib")).unwrap();
+        std::fs::write(cache.0.join(".nvshmem-3.4.5.999999.tmp.whl"), "partial").unwrap();
+        let repaired = s.find_or_fetch(&cache.0).unwrap();
+        assert_eq!(*repaired.source(), Source::Download);
+        assert!(size(repaired.host_library()) > 10 << 20);
+        assert_eq!(names(&cache.0), ["nvshmem-3.4.5", "nvshmem-3.4.5.lock"]);
+    }
+}
