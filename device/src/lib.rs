@@ -309,6 +309,8 @@ pub mod float16;
 pub mod grid;
 pub mod latch;
 pub mod mutex;
+#[cfg(feature = "nvshmem")]
+pub mod nvshmem;
 mod order;
 #[cfg(target_arch = "nvptx64")]
 mod panic;
