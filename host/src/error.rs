@@ -163,6 +163,73 @@ pub enum Error {
         /// How long ago that limit ran out.
         stuck_for: Duration,
     },
+    /// NVSHMEM's host library (`libnvshmem_host.so.3`) could not be opened, or lacks an entry
+    /// point this crate calls (feature `nvshmem`).
+    NvshmemNotFound {
+        /// Every place looked at, and why each did not do.
+        tried: Vec<String>,
+        /// What to install or set.
+        hint: String,
+    },
+    /// The NVSHMEM found is not the version the bindings were written for: a different major or
+    /// minor version is refused (the device state's layout changes between them); the patch may
+    /// differ.
+    NvshmemVersion {
+        /// The version the library reports (`nvshmemx_vendor_get_version_info`).
+        found: (u32, u32, u32),
+        /// The version the bindings were written for.
+        expected: (u32, u32, u32),
+        /// The library that reported it.
+        library: PathBuf,
+    },
+    /// Setting up NVSHMEM failed: the environment that names this process's rank, the
+    /// exchange of the unique ID among the PEs, or `nvshmemx_hostlib_init_attr`.
+    NvshmemBootstrap {
+        /// The step that failed, e.g. "reading the rank from the environment".
+        what: String,
+        /// What went wrong and what to do.
+        detail: String,
+    },
+    /// The PEs did not all arrive within the bootstrap timeout: a PE that never started, started
+    /// with another rendezvous, or crashed before joining.
+    NvshmemBootstrapTimeout {
+        /// This process's PE.
+        pe: u32,
+        /// PEs expected.
+        n_pes: u32,
+        /// What was being waited for.
+        what: String,
+        /// The limit that passed.
+        limit: Duration,
+    },
+    /// An NVSHMEM call after initialization failed (`nvshmem_malloc` returning NULL, say), or
+    /// one that is collective did not return within its limit, which leaves NVSHMEM unusable in
+    /// this process.
+    Nvshmem {
+        /// The call and what it was for.
+        what: String,
+        /// What went wrong and what to do.
+        detail: String,
+    },
+    /// Another PE's process exited while this one waited for it (a collective call or a kernel
+    /// that synchronizes across PEs); NVSHMEM cannot go on without it.
+    PeExited {
+        /// The PE that exited.
+        pe: u32,
+        /// Its process id, as it wrote it to the rendezvous directory.
+        pid: u32,
+        /// What this process was waiting for.
+        what: String,
+    },
+    /// A PE started by the local launcher did not succeed: it exited non-zero, was killed by a
+    /// signal, or was ended by the launcher after another PE failed.
+    PeFailed {
+        /// The PE.
+        pe: u32,
+        /// How it ended, e.g. "exit status 3", "killed by signal 9 (by the launcher: PE 1
+        /// failed first)".
+        status: String,
+    },
 }
 
 /// `Result` with [`Error`].
@@ -289,6 +356,40 @@ impl fmt::Display for Error {
                 seconds(*limit),
                 seconds(*stuck_for)
             ),
+            Error::NvshmemNotFound { tried, hint } => {
+                write!(f, "NVSHMEM's host library libnvshmem_host.so.3 was not found or is not usable")?;
+                for t in tried {
+                    write!(f, "\n  tried {t}")?;
+                }
+                write!(f, "\n{hint}")
+            }
+            Error::NvshmemVersion { found, expected, library } => write!(
+                f,
+                "{} is NVSHMEM {}.{}.{}, but these bindings were written for {}.{}.{} (the major \
+                 and minor version must match): install nvidia-nvshmem-cu13=={}.{}.{} or point \
+                 NVSHMEM_HOME at a {}.{}.x install",
+                library.display(),
+                found.0, found.1, found.2,
+                expected.0, expected.1, expected.2,
+                expected.0, expected.1, expected.2,
+                expected.0, expected.1
+            ),
+            Error::NvshmemBootstrap { what, detail } => write!(f, "NVSHMEM bootstrap, {what}: {detail}"),
+            Error::NvshmemBootstrapTimeout { pe, n_pes, what, limit } => write!(
+                f,
+                "PE {pe} of {n_pes}: {what} did not finish within {}: did every PE start, with \
+                 the same rendezvous (PTX_SYNC_NVSHMEM_RENDEZVOUS or PTX_SYNC_NVSHMEM_ADDR) and \
+                 the same number of PEs? (PTX_SYNC_NVSHMEM_TIMEOUT sets the limit in seconds)",
+                seconds(*limit)
+            ),
+            Error::Nvshmem { what, detail } => write!(f, "{what}: {detail}"),
+            Error::PeExited { pe, pid, what } => write!(
+                f,
+                "PE {pe} (process {pid}) exited while {what}: NVSHMEM cannot go on without it, \
+                 so collective calls (frees, finalize) are skipped from now on; see PE {pe}'s own \
+                 output for why it exited"
+            ),
+            Error::PeFailed { pe, status } => write!(f, "PE {pe} failed: {status}"),
         }
     }
 }

@@ -43,6 +43,8 @@ mod launch;
 mod loader;
 mod mapped;
 pub mod multi;
+#[cfg(feature = "nvshmem")]
+pub mod nvshmem;
 mod ptx;
 pub mod sys;
 #[cfg(test)]

@@ -52,6 +52,8 @@ pub(crate) const SYMBOLS: &[&str] = &[
     "cuModuleGetFunction",
     "cuModuleGetGlobal_v2",
     "cuModuleUnload",
+    // The driver module behind a kernel, for nvshmemx_cumodule_init (feature `nvshmem`).
+    "cuFuncGetModule",
     "cuFuncSetAttribute",
     "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
     "cuOccupancyMaxPotentialClusterSize",

@@ -1,0 +1,55 @@
+//! NVSHMEM on the host (feature `nvshmem`): set up the world of PEs, allocate symmetric memory,
+//! load kernels that call NVSHMEM, and start the PEs of one node.
+//!
+//! NVSHMEM runs one PE per process, one GPU per PE. Its host library, `libnvshmem_host.so.3`, is
+//! opened at run time (there is no link-time dependency: found through
+//! `ptx_sync_build::nvshmem::find_installed`, then `$PTX_SYNC_NVSHMEM_HOME`, then the dynamic
+//! loader's search; [`Error::NvshmemNotFound`](crate::Error::NvshmemNotFound) lists each place
+//! tried). Kernels call NVSHMEM through the device crate's `ptx_sync::nvshmem`, linked with
+//! NVSHMEM's device bitcode when the kernel crate is built (`PtxBuilder::nvshmem(true)`).
+//!
+//! - [`Rank`]: which PE this process is, from the launcher's variables (ours, torchrun, Open MPI,
+//!   PMI, PMIx, Slurm).
+//! - [`UniqueId`] and [`Rendezvous`]: PE 0's unique ID, shared through a directory or over TCP.
+//! - [`World`]: `nvshmemx_hostlib_init_attr` with that ID under a bootstrap timeout,
+//!   [`World::alloc`] ([`SymmetricBuffer`]), [`World::load_ptx`] (registered with
+//!   `nvshmemx_cumodule_init`), [`World::barrier_all`], [`World::wait`].
+//! - [`run_local`] and [`LocalLauncher`]: one process per PE on this node.
+//!
+//! Kernels that synchronize across PEs (barriers, waits on another PE's signal) need every
+//! block resident: launch them cooperatively (`launch!(cooperative ...)`), which is what
+//! `nvshmemx_collective_launch` does.
+//!
+//! Nothing here waits forever: the bootstrap and every collective call have a limit
+//! ([`Config::bootstrap_timeout`], [`Config::timeout`], `PTX_SYNC_NVSHMEM_TIMEOUT`), and a PE that
+//! exits is noticed through its pid file in the rendezvous directory. Once a call did not
+//! return, a PE exited or the GPU is stuck, drops skip the collective frees and the finalize,
+//! which would hang: the process should then exit.
+//!
+//! NVLink multicast stays off: a [`World`] sets `NVSHMEM_DISABLE_NVLS=1` unless the variable is
+//! set.
+
+mod buffer;
+mod launcher;
+mod library;
+mod rank;
+mod uid;
+mod world;
+
+pub use buffer::SymmetricBuffer;
+pub use launcher::{
+    check_outcomes, run_local, LocalLauncher, PeOutcome, DEFAULT_GRACE, ONE_NODE_DEFAULTS,
+};
+pub use library::VERSION;
+pub use rank::Rank;
+pub use uid::{Rendezvous, UniqueId};
+pub use world::{unique_id, Config, World, DEFAULT_TIMEOUT};
+
+/// The host library of the install `ptx_sync_build::nvshmem::find_installed` finds, or why
+/// none.
+pub(crate) fn builder_install() -> std::result::Result<std::path::PathBuf, String> {
+    ptx_sync_build::nvshmem::find_installed()
+        .map(|install| install.host_library())
+        // Its message lists the places it looked, a line each: indented under ours.
+        .map_err(|e| e.to_string().lines().collect::<Vec<_>>().join("\n      "))
+}
