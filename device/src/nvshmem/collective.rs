@@ -10,6 +10,9 @@
 //! synchronize across PEs) makes the others wait forever, which is a hang, not undefined
 //! behavior; the host's watchdog reports it. Two threads of one PE calling the thread form
 //! at once break the barrier's counting (it no longer synchronizes), so give it one caller.
+//!
+//! The team forms ([`barrier`], [`team_sync`] and theirs) return `int` in C, always 0 in
+//! NVSHMEM 3.4.5; they are declared with it and it is dropped.
 
 #[cfg(target_arch = "nvptx64")]
 use super::Team;
@@ -96,10 +99,14 @@ pub fn sync_all_block() {
 #[inline(always)]
 pub fn barrier(team: Team) {
     extern "C" {
-        fn nvshmem_barrier(team: i32);
+        fn nvshmem_barrier(team: i32) -> core::ffi::c_int;
     }
     // SAFETY: a predefined team; a missing participant is a hang, not undefined behavior.
-    unsafe { nvshmem_barrier(team.raw()) }
+    // The C function returns `int` (device/nvshmem_coll_defines.cuh), always 0 in 3.4.5:
+    // declared as it is, so the call matches the definition it links to, and dropped.
+    unsafe {
+        nvshmem_barrier(team.raw());
+    }
 }
 
 /// [`barrier`] by one whole warp of each PE of `team`. Calls `nvshmemx_barrier_warp`.
@@ -107,10 +114,14 @@ pub fn barrier(team: Team) {
 #[inline(always)]
 pub fn barrier_warp(team: Team) {
     extern "C" {
-        fn nvshmemx_barrier_warp(team: i32);
+        fn nvshmemx_barrier_warp(team: i32) -> core::ffi::c_int;
     }
     // SAFETY: a predefined team; a missing participant is a hang, not undefined behavior.
-    unsafe { nvshmemx_barrier_warp(team.raw()) }
+    // The C function returns `int` (device/nvshmem_coll_defines.cuh), always 0 in 3.4.5:
+    // declared as it is, so the call matches the definition it links to, and dropped.
+    unsafe {
+        nvshmemx_barrier_warp(team.raw());
+    }
 }
 
 /// [`barrier`] by one whole block of each PE of `team`. Calls `nvshmemx_barrier_block`.
@@ -118,10 +129,14 @@ pub fn barrier_warp(team: Team) {
 #[inline(always)]
 pub fn barrier_block(team: Team) {
     extern "C" {
-        fn nvshmemx_barrier_block(team: i32);
+        fn nvshmemx_barrier_block(team: i32) -> core::ffi::c_int;
     }
     // SAFETY: a predefined team; a missing participant is a hang, not undefined behavior.
-    unsafe { nvshmemx_barrier_block(team.raw()) }
+    // The C function returns `int` (device/nvshmem_coll_defines.cuh), always 0 in 3.4.5:
+    // declared as it is, so the call matches the definition it links to, and dropped.
+    unsafe {
+        nvshmemx_barrier_block(team.raw());
+    }
 }
 
 /// [`sync_all`] among the PEs of `team`: waits for every PE of the team, completes nothing.
@@ -130,10 +145,14 @@ pub fn barrier_block(team: Team) {
 #[inline(always)]
 pub fn team_sync(team: Team) {
     extern "C" {
-        fn nvshmem_team_sync(team: i32);
+        fn nvshmem_team_sync(team: i32) -> core::ffi::c_int;
     }
     // SAFETY: a predefined team; a missing participant is a hang, not undefined behavior.
-    unsafe { nvshmem_team_sync(team.raw()) }
+    // The C function returns `int` (device/nvshmem_coll_defines.cuh), always 0 in 3.4.5:
+    // declared as it is, so the call matches the definition it links to, and dropped.
+    unsafe {
+        nvshmem_team_sync(team.raw());
+    }
 }
 
 /// [`team_sync`] by one whole warp of each PE of `team`. Calls `nvshmemx_team_sync_warp`.
@@ -141,10 +160,14 @@ pub fn team_sync(team: Team) {
 #[inline(always)]
 pub fn team_sync_warp(team: Team) {
     extern "C" {
-        fn nvshmemx_team_sync_warp(team: i32);
+        fn nvshmemx_team_sync_warp(team: i32) -> core::ffi::c_int;
     }
     // SAFETY: a predefined team; a missing participant is a hang, not undefined behavior.
-    unsafe { nvshmemx_team_sync_warp(team.raw()) }
+    // The C function returns `int` (device/nvshmem_coll_defines.cuh), always 0 in 3.4.5:
+    // declared as it is, so the call matches the definition it links to, and dropped.
+    unsafe {
+        nvshmemx_team_sync_warp(team.raw());
+    }
 }
 
 /// [`team_sync`] by one whole block of each PE of `team`. Calls `nvshmemx_team_sync_block`.
@@ -152,8 +175,12 @@ pub fn team_sync_warp(team: Team) {
 #[inline(always)]
 pub fn team_sync_block(team: Team) {
     extern "C" {
-        fn nvshmemx_team_sync_block(team: i32);
+        fn nvshmemx_team_sync_block(team: i32) -> core::ffi::c_int;
     }
     // SAFETY: a predefined team; a missing participant is a hang, not undefined behavior.
-    unsafe { nvshmemx_team_sync_block(team.raw()) }
+    // The C function returns `int` (device/nvshmem_coll_defines.cuh), always 0 in 3.4.5:
+    // declared as it is, so the call matches the definition it links to, and dropped.
+    unsafe {
+        nvshmemx_team_sync_block(team.raw());
+    }
 }
