@@ -53,3 +53,70 @@ pub(crate) fn builder_install() -> std::result::Result<std::path::PathBuf, Strin
         // Its message lists the places it looked, a line each: indented under ours.
         .map_err(|e| e.to_string().lines().collect::<Vec<_>>().join("\n      "))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Error;
+    use std::time::Duration;
+
+    /// The handles can move to and be shared with other threads (NVSHMEM's calls run on the
+    /// world's own thread either way).
+    #[test]
+    fn handles_are_send_and_sync() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<World>();
+        send_sync::<SymmetricBuffer<u64>>();
+        send_sync::<Config>();
+        send_sync::<LocalLauncher>();
+    }
+
+    /// Each new error says what happened and what to do: 4 messages.
+    #[test]
+    fn error_messages() {
+        let cases = [
+            (
+                Error::NvshmemBootstrapTimeout {
+                    pe: 1,
+                    n_pes: 2,
+                    what: "nvshmemx_hostlib_init_attr (every PE joins it)".into(),
+                    limit: Duration::from_secs(60),
+                },
+                "PE 1 of 2: nvshmemx_hostlib_init_attr (every PE joins it) did not finish within \
+                 60.0 s: did every PE start, with the same rendezvous (PTX_SYNC_NVSHMEM_RENDEZVOUS \
+                 or PTX_SYNC_NVSHMEM_ADDR) and the same number of PEs? (PTX_SYNC_NVSHMEM_TIMEOUT \
+                 sets the limit in seconds)",
+            ),
+            (
+                Error::Nvshmem {
+                    what: "nvshmem_malloc of 8 bytes".into(),
+                    detail: "returned NULL".into(),
+                },
+                "nvshmem_malloc of 8 bytes: returned NULL",
+            ),
+            (
+                Error::PeExited {
+                    pe: 0,
+                    pid: 4242,
+                    what: "PE 1 waited in nvshmem_barrier_all".into(),
+                },
+                "PE 0 (process 4242) exited while PE 1 waited in nvshmem_barrier_all: NVSHMEM \
+                 cannot go on without it, so collective calls (frees, finalize) are skipped from \
+                 now on; see PE 0's own output for why it exited",
+            ),
+            (
+                Error::PeFailed {
+                    pe: 3,
+                    status: "killed by signal 9".into(),
+                },
+                "PE 3 failed: killed by signal 9",
+            ),
+        ];
+        let mut checked = 0;
+        for (e, want) in cases {
+            assert_eq!(e.to_string(), want);
+            checked += 1;
+        }
+        assert_eq!(checked, 4);
+    }
+}

@@ -342,7 +342,9 @@ fn fresh_dir() -> std::io::Result<PathBuf> {
 /// GPU), with its output going to this process's, and waits for all of them: `Ok` where every
 /// PE succeeded, else [`Error::PeFailed`] for the PE that failed first.
 ///
-/// It returns in every process, so call it last in `main` (or return what it returns):
+/// The launching process sets no limit of its own: each PE's waits are bounded
+/// ([`Config::timeout`](super::Config::timeout), `PTX_SYNC_NVSHMEM_TIMEOUT`). It returns in every
+/// process, so call it last in `main` (or return what it returns):
 ///
 /// ```no_run
 /// fn main() -> Result<(), ptx_sync_host::Error> {

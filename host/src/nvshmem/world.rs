@@ -539,26 +539,22 @@ impl World {
                 ),
             });
         }
-        let rendezvous = match config.rendezvous {
-            Some(r) => r,
-            None if rank.n_pes == 1 => Rendezvous::Id(UniqueId::from_bytes([0; 128])),
-            None => {
-                return Err(Error::NvshmemBootstrap {
-                    what: "sharing the unique ID".into(),
-                    detail: format!(
-                        "{} PEs but no rendezvous: set PTX_SYNC_NVSHMEM_RENDEZVOUS to a \
-                         directory every PE sees, or PTX_SYNC_NVSHMEM_ADDR to host:port of PE 0 \
-                         (or Config::rendezvous)",
-                        rank.n_pes
-                    ),
-                })
-            }
-        };
+        if config.rendezvous.is_none() && rank.n_pes > 1 {
+            return Err(Error::NvshmemBootstrap {
+                what: "sharing the unique ID".into(),
+                detail: format!(
+                    "{} PEs but no rendezvous: set PTX_SYNC_NVSHMEM_RENDEZVOUS to a directory \
+                     every PE sees, or PTX_SYNC_NVSHMEM_ADDR to host:port of PE 0 (or \
+                     Config::rendezvous)",
+                    rank.n_pes
+                ),
+            });
+        }
         set_nvls_default();
         let lib = library::open()?;
         let gpu = Device::open(rank.local_pe as usize)?;
-        let peers = match &rendezvous {
-            Rendezvous::Directory(dir) => {
+        let peers = match &config.rendezvous {
+            Some(Rendezvous::Directory(dir)) => {
                 uid::write_pid_file(dir, rank.pe)?;
                 Some(PeerWatch {
                     dir: dir.clone(),
@@ -582,12 +578,11 @@ impl World {
             finalized: true,
         };
         let limit = config.bootstrap_timeout;
-        let id = if rank.n_pes == 1 && matches!(rendezvous, Rendezvous::Id(_)) {
-            inner.bootstrap_call(limit, "nvshmemx_get_uniqueid", get_uniqueid)??
-        } else {
-            uid::exchange(&rendezvous, &rank, limit, || {
-                inner.bootstrap_call(limit, "nvshmemx_get_uniqueid", get_uniqueid)?
-            })?
+        let fresh_id = || inner.bootstrap_call(limit, "nvshmemx_get_uniqueid", get_uniqueid)?;
+        let id = match &config.rendezvous {
+            // A single PE shares with no one.
+            None => fresh_id()?,
+            Some(rendezvous) => uid::exchange(rendezvous, &rank, limit, fresh_id)?,
         };
         let (pe, n) = (rank.pe as i32, rank.n_pes as i32);
         let rc = inner.bootstrap_call(limit, "nvshmemx_hostlib_init_attr", move |lib| {
@@ -880,6 +875,44 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         move |n| list.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone())
+    }
+
+    /// A failed init leaves the process free to try again (the same error, not "a World
+    /// exists"); inconsistent ranks and a missing rendezvous are refused before NVSHMEM or the
+    /// GPU is touched.
+    #[test]
+    fn failed_inits_say_why_and_leave_the_slot_free() {
+        let rank = |pe, n_pes, local_pe| Rank {
+            pe,
+            n_pes,
+            local_pe,
+            launcher: "test",
+        };
+        let detail = |config: Config| match World::init(config) {
+            Err(Error::NvshmemBootstrap { detail, .. }) => detail,
+            other => panic!("{other:?}"),
+        };
+        let mut checked = 0;
+        for _ in 0..2 {
+            assert_eq!(
+                detail(Config::new(rank(0, 2, 0))),
+                "2 PEs but no rendezvous: set PTX_SYNC_NVSHMEM_RENDEZVOUS to a directory every PE \
+                 sees, or PTX_SYNC_NVSHMEM_ADDR to host:port of PE 0 (or Config::rendezvous)"
+            );
+            assert_eq!(
+                detail(Config::new(rank(2, 2, 0))),
+                "PE 2 of 2 (local 0, from test) is inconsistent: PEs count from 0, below the \
+                 number of PEs"
+            );
+            assert_eq!(
+                detail(Config::new(rank(0, 2, 5))),
+                "PE 0 of 2 (local 5, from test) is inconsistent: PEs count from 0, below the \
+                 number of PEs"
+            );
+            checked += 3;
+        }
+        assert_eq!(checked, 6);
+        assert!(matches!(*slot(), Slot::Free));
     }
 
     /// The configuration the environment gives: 4 cases.
