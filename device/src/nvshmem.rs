@@ -19,7 +19,7 @@
 //! | [`team`] | [`Team`]: `WORLD`, `SHARED`, `NODE`, `my_pe`, `n_pes` | `nvshmem_team_my_pe`, `nvshmem_team_n_pes` |
 //! | [`rma`] | [`put`], [`put_nbi`], [`get`], [`get_nbi`], [`p`], [`g`] and `_warp` / `_block` forms | `nvshmem_<T>_put`, ..., `nvshmemx_<T>_put_warp`, ... |
 //! | [`signal`] | [`put_signal`], [`put_signal_nbi`] (and `_warp` / `_block`), [`signal_op`], [`signal_wait_until`], [`signal_fetch`] | `nvshmem_<T>_put_signal`, `nvshmemx_signal_op`, `nvshmem_signal_wait_until`, `nvshmem_signal_fetch` |
-//! | [`wait`] | [`wait_until`], [`wait_until_all`], [`wait_until_any`], [`wait_until_some`], [`test`] | `nvshmem_<T>_wait_until`, ... |
+//! | [`wait`] | [`wait_until`], [`wait_until_all`], [`wait_until_any`], [`wait_until_some`], [`test`](fn@test) | `nvshmem_<T>_wait_until`, ... |
 //! | [`ordering`] | [`fence`], [`quiet`] | `nvshmem_fence`, `nvshmem_quiet` |
 //! | [`collective`] | [`barrier_all`], [`sync_all`], [`barrier`], [`team_sync`] (and `_warp` / `_block`) | `nvshmem_barrier_all`, `nvshmem_sync_all`, ... |
 //! | [`atomic`] | [`atomic_fetch`], [`atomic_set`], [`atomic_swap`], [`atomic_compare_swap`], [`atomic_fetch_add`], [`atomic_add`], [`atomic_fetch_inc`], [`atomic_inc`], `atomic_fetch_and/or/xor`, `atomic_and/or/xor` | `nvshmem_<T>_atomic_*` |

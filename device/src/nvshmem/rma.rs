@@ -4,7 +4,7 @@
 //!
 //! Every function is `unsafe`: it reads or writes another GPU's memory through an address
 //! nothing on the device can check. The promises every function here makes its caller keep:
-//! - the [`Symmetric`](super::Symmetric) argument is a symmetric address with room for
+//! - the [`Symmetric<T>`](super::Symmetric) argument is a symmetric address with room for
 //!   `count` elements on this PE and on `pe`, and the local pointer is valid for `count`
 //!   elements (reads for the source, writes for the destination);
 //! - `pe < n_pes()`;

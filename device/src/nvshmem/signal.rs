@@ -26,7 +26,7 @@ pub enum SignalOp {
 
 /// Copies `count` elements of `src` to `dest` on PE `pe`, then updates `signal` on `pe` with
 /// `op` and `value`. Returns once `src` may be reused. Calls `nvshmem_<T>_put_signal`
-/// ([`Element`](super::Element) names `<T>`: `nvshmem_uint64_put_signal` for `u64`).
+/// ([the `Element` table](super::Element) names `<T>`: `nvshmem_uint64_put_signal` for `u64`).
 ///
 /// NVSHMEM delivers the data before the signal: a thread on `pe` that observes the signal's
 /// new value ([`signal_wait_until`], [`wait_until`](super::wait_until)) reads the data after

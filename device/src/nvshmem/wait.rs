@@ -1,5 +1,6 @@
 //! Waiting on symmetric variables that other PEs write: [`wait_until`] one, [`wait_until_all`]
-//! / [`wait_until_any`] / [`wait_until_some`] of an array, and [`test`] without waiting.
+//! / [`wait_until_any`] / [`wait_until_some`] of an array, and [`test`](fn@test) without
+//! waiting.
 //!
 //! The comparison is `ivar cmp value` ([`Cmp`]). A wait returns after an observation that
 //! synchronizes with the write it observed: what the writing PE delivered before that write
