@@ -43,7 +43,31 @@ pub use launcher::{
 pub use library::VERSION;
 pub use rank::Rank;
 pub use uid::{Rendezvous, UniqueId};
+pub(crate) use world::left_unusable;
 pub use world::{unique_id, Config, World, DEFAULT_TIMEOUT};
+
+/// Ends this process at once with `code`: flushes stdout and stderr, then `_exit`, which runs
+/// no exit handlers. Where NVSHMEM was left unusable (a PE exited during a collective call, or
+/// a call never returned), a normal exit can hang: seen on a machine with two H100 GPUs, a PE
+/// whose `nvshmem_barrier_all` was abandoned after its peer exited printed its last line and
+/// then never exited. [`run_local`] leaves this way in that case.
+pub fn exit_now(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    extern "C" {
+        fn _exit(status: std::ffi::c_int) -> !;
+    }
+    // SAFETY: `_exit` ends the process; nothing runs after it.
+    unsafe { _exit(code) }
+}
+
+/// Opens NVSHMEM's host library (once per process) and says where it is:
+/// [`Error::NvshmemNotFound`](crate::Error::NvshmemNotFound) listing every place tried, or
+/// [`Error::NvshmemVersion`](crate::Error::NvshmemVersion). Needs no GPU.
+pub fn library_path() -> crate::Result<&'static std::path::Path> {
+    library::open().map(|lib| lib.path.as_path())
+}
 
 /// The host library of the install `ptx_sync_build::nvshmem::find_installed` finds, or why
 /// none.

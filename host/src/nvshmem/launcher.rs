@@ -342,6 +342,10 @@ fn fresh_dir() -> std::io::Result<PathBuf> {
 /// GPU), with its output going to this process's, and waits for all of them: `Ok` where every
 /// PE succeeded, else [`Error::PeFailed`] for the PE that failed first.
 ///
+/// In a PE whose world was left unusable (a PE exited during a collective call, a call never
+/// returned), it prints the error to stderr and ends the process with status 1 at once
+/// ([`exit_now`](super::exit_now)) instead of returning: a normal exit can hang there.
+///
 /// The launching process sets no limit of its own: each PE's waits are bounded
 /// ([`Config::timeout`](super::Config::timeout), `PTX_SYNC_NVSHMEM_TIMEOUT`). It returns in every
 /// process, so call it last in `main` (or return what it returns):
@@ -356,11 +360,20 @@ fn fresh_dir() -> std::io::Result<PathBuf> {
 /// }
 /// ```
 pub fn run_local(n_pes: Option<u32>, body: impl FnOnce(&World) -> Result<()>) -> Result<()> {
-    if super::Rank::from_env()?.is_some() {
-        let world = World::from_env()?;
-        let result = body(&world);
-        let finalized = world.finalize();
-        return result.and(finalized);
+    if let Some(rank) = super::Rank::from_env()? {
+        let result = World::from_env().and_then(|world| {
+            let result = body(&world);
+            let finalized = world.finalize();
+            result.and(finalized)
+        });
+        if super::left_unusable() {
+            // A normal exit can hang on what NVSHMEM left behind: say why, and leave at once.
+            if let Err(e) = &result {
+                eprintln!("PE {}: {e}", rank.pe);
+            }
+            super::exit_now(1);
+        }
+        return result;
     }
     let count = Device::count()?;
     let n = match n_pes {

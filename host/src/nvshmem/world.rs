@@ -37,6 +37,12 @@ fn slot() -> MutexGuard<'static, Slot> {
     SLOT.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Whether a world of this process was left unfinalized (NVSHMEM unusable here): then a normal
+/// exit can hang (see [`exit_now`](super::exit_now)).
+pub(crate) fn left_unusable() -> bool {
+    matches!(*slot(), Slot::Poisoned(_))
+}
+
 /// How to set up a [`World`]: this process's [`Rank`], how the PEs share the unique ID, and
 /// the limits of the waits.
 #[derive(Clone, Debug)]
