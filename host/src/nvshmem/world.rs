@@ -680,8 +680,9 @@ impl World {
     /// `len` zeroed `T`s of symmetric memory: the same address range on every PE, which
     /// kernels on any PE name by the address ([`SymmetricBuffer::device_ptr`]) and a PE
     /// number. Collective: every PE allocates, the same sizes in the same order. Calls
-    /// `nvshmem_malloc`, zeroes this PE's copy, then `nvshmem_barrier_all`, so that no PE's
-    /// kernel writes into a copy that is zeroed after. NULL from `nvshmem_malloc` (a heap too
+    /// `nvshmem_malloc`, zeroes this PE's copy on the world's stream (waiting for the work
+    /// queued there before), then `nvshmem_barrier_all`, so that no PE's kernel writes into a
+    /// copy that is zeroed after. NULL from `nvshmem_malloc` (a heap too
     /// small, `NVSHMEM_SYMMETRIC_SIZE`) is [`Error::Nvshmem`].
     pub fn alloc<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<SymmetricBuffer<T>> {
         if len == 0 {
@@ -705,7 +706,10 @@ impl World {
         // SAFETY: `bytes` bytes at `ptr` of this GPU's memory (symmetric heap), zeroed next.
         let buffer = unsafe { SymmetricBuffer::from_raw(self.inner.clone(), ptr as u64, len) };
         buffer.zero()?;
-        self.barrier_all()?;
+        // Only this zeroing needs to be done (waited for above), not other work on the GPU.
+        // SAFETY: NVSHMEM is initialized.
+        self.inner
+            .call("nvshmem_barrier_all", |lib| unsafe { (lib.barrier_all)() })?;
         Ok(buffer)
     }
 
