@@ -235,6 +235,19 @@ impl Device {
         Ok(self.module(module, name.to_string(), ptx))
     }
 
+    /// Loads a compiled module image (a cubin or fatbin, e.g. CUDA C++ that nvcc device-linked
+    /// with a library). Its kernels' parameters are not declared in text, so launches of them
+    /// are not checked against the parameter list ([`Kernel::param_sizes`] is `None`). An image
+    /// the driver refuses is [`Error::Driver`].
+    pub fn load_cubin(&self, name: &str, image: &[u8]) -> Result<Module> {
+        self.usable()?;
+        let module = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_binary(image.to_vec()))
+            .map_err(|e| self.driver_error(&format!("loading {name}"), e))?;
+        Ok(self.module(module, name.to_string(), ""))
+    }
+
     fn module(&self, module: Arc<CudaModule>, name: String, ptx: &str) -> Module {
         Module {
             ptx: Arc::new(PtxText::new(ptx)),

@@ -743,6 +743,37 @@ impl World {
                 detail: "the module has no kernel (.entry): nothing of it can call NVSHMEM".into(),
             });
         };
+        self.register(name, &module, first)?;
+        Ok(module)
+    }
+
+    /// Loads a compiled module image from `path` (a cubin or fatbin: CUDA C++ that nvcc
+    /// compiled with `-rdc=true` and device-linked with NVSHMEM's `libnvshmem_device.a`) with
+    /// [`Device::load_cubin`], and registers it with `nvshmemx_cumodule_init`. An image has no
+    /// text to find its kernels in: `kernel` names any one of them (the driver module is found
+    /// through it). Launches of its kernels are not checked against their parameter lists.
+    pub fn load_cubin(&self, path: impl AsRef<Path>, kernel: &str) -> Result<Module> {
+        let path = path.as_ref();
+        self.gpu().usable()?;
+        let image = std::fs::read(path).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => Error::PtxNotFound(path.to_path_buf()),
+            _ => Error::PtxUnreadable {
+                path: path.to_path_buf(),
+                source,
+            },
+        })?;
+        let name = path.display().to_string();
+        let module = self.gpu().load_cubin(&name, &image)?;
+        self.inner
+            .usable(&format!("nvshmemx_cumodule_init of {name}"))?;
+        self.register(&name, &module, kernel)?;
+        Ok(module)
+    }
+
+    /// `nvshmemx_cumodule_init` of `module` (named `name` in errors), whose kernel `first`
+    /// leads to the driver module; remembered for `nvshmemx_cumodule_finalize`.
+    fn register(&self, name: &str, module: &Module, first: &str) -> Result<()> {
+        let what = format!("nvshmemx_cumodule_init of {name}");
         let kernel = module.kernel(first)?;
         self.gpu()
             .context()
@@ -777,7 +808,7 @@ impl World {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push((handle, name.to_string(), kernel));
-        Ok(module)
+        Ok(())
     }
 
     /// Waits for the work on this PE's GPU so far, then for every PE to arrive
