@@ -109,6 +109,15 @@ pub fn run_one(ptx_dir: &Path, name: &str) -> i32 {
         println!("ERR no test named `{name}`");
         return 1;
     };
+    // A PE that an NVSHMEM case's launcher started opens its own GPU (World), not GPU 0.
+    if name.starts_with("nvshmem_") && crate::cases::nvshmem::is_pe() {
+        let outcome = Outcome::from(crate::cases::nvshmem::run_pe(name, ptx_dir));
+        println!("{}", child_line(&outcome));
+        return match outcome {
+            Outcome::Pass(_) | Outcome::Skip(_) => 0,
+            Outcome::Fail(_) => 1,
+        };
+    }
     let ctx = match Ctx::new(ptx_dir.to_path_buf()) {
         Ok(ctx) => ctx,
         Err(e) => {

@@ -2,7 +2,7 @@
 //! references (as source: nvcc builds them on the GPU machine), and runs them.
 
 use crate::stage::{build_bin, check_dir, copy_into, io, strip, write_script};
-use crate::{build_all, workspace_root, Arch};
+use crate::{build_all, build_nvshmem_all, workspace_root, Arch};
 use std::fs;
 use std::path::Path;
 
@@ -37,13 +37,44 @@ args+=(--meta "Rust=$(cat RUSTC) nvptx64-nvidia-cuda, -C target-cpu=$arch, PTX I
 exec ./bench-gpu "${args[@]}" "$@"
 "#;
 
+const RUN_NVSHMEM_SH: &str = r#"#!/usr/bin/env bash
+# Runs the NVSHMEM benchmarks from this folder on two GPUs of this machine (one PE per GPU):
+# builds the CUDA C++ side (cpp/nvshmem.cu: nvcc -rdc, then a device link with
+# libnvshmem_device.a into one cubin) when nvcc and NVSHMEM's headers are there, then runs
+# bench-nvshmem, which loads both modules into the same processes. NVSHMEM comes from
+# $NVSHMEM_HOME or python3's nvidia.nvshmem (pip install nvidia-nvshmem-cu13==3.4.5).
+# Results: $BENCH_OUT/BENCHMARKS-nvshmem.md and bench-nvshmem.json (default: this folder).
+cd "$(dirname "$0")" || exit 2
+out=${BENCH_OUT:-.}
+arch=$(cat ARCH)
+# NVLink multicast stays off unless asked for.
+export NVSHMEM_DISABLE_NVLS=${NVSHMEM_DISABLE_NVLS:-1}
+nv=${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])' 2>/dev/null)}
+nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+args=(--ptx ptx/ptx_sync_nvshmem_test_kernels.ptx --markdown "$out/BENCHMARKS-nvshmem.md" --json "$out/bench-nvshmem.json")
+if [ -x "$nvcc" ] && [ -f "$nv/include/nvshmem.h" ]; then
+    echo "building the C++ side: $nvcc -O3 -arch=$arch -rdc=true, device link with $nv/lib/libnvshmem_device.a"
+    if "$nvcc" -O3 -arch="$arch" -rdc=true -std=c++17 -I"$nv/include" -c cpp/nvshmem.cu -o nvshmem_ref.o &&
+        "$nvcc" -arch="$arch" -dlink -cubin -o nvshmem_ref.cubin nvshmem_ref.o -L"$nv/lib" -lnvshmem_device; then
+        args+=(--reference nvshmem_ref.cubin)
+    else
+        echo "the C++ side did not build: the Rust side runs alone"
+    fi
+else
+    echo "nvcc or NVSHMEM's headers not found (nvcc: $nvcc, NVSHMEM: ${nv:-none}): the Rust side runs alone"
+fi
+exec ./bench-nvshmem "${args[@]}" "$@"
+"#;
+
 const MARK: &str = "ptx-sync benchmarks, staged by `cargo xtask stage-bench`";
 
 /// Puts `bench-gpu`, every kernel crate's PTX, bench/cpp and run.sh into `dir`.
 pub fn stage_bench(dir: &Path, arch: Arch) -> Result<(), String> {
     check_dir(dir, MARK)?;
     let runner = build_bin("ptx-sync-bench", "bench-gpu")?;
-    let ptx = build_all(arch)?;
+    let nvshmem_runner = build_bin("ptx-sync-bench", "bench-nvshmem")?;
+    let mut ptx = build_all(arch)?;
+    ptx.extend(build_nvshmem_all(arch)?);
     copy_into(&ptx, &dir.join("ptx"))?;
     let cpp_dir = workspace_root().join("bench/cpp");
     let mut cpp = Vec::new();
@@ -55,6 +86,10 @@ pub fn stage_bench(dir: &Path, arch: Arch) -> Result<(), String> {
     let _ = fs::remove_file(&bin);
     io(&runner, fs::copy(&runner, &bin))?;
     strip(&bin);
+    let bin = dir.join("bench-nvshmem");
+    let _ = fs::remove_file(&bin);
+    io(&nvshmem_runner, fs::copy(&nvshmem_runner, &bin))?;
+    strip(&bin);
     io(dir, fs::write(dir.join("ARCH"), arch.to_string()))?;
     // The toolchain that built the PTX, for the report's header (`rustc 1.99.1`).
     let tc = ptx_sync_build::toolchain::Toolchain::detect_in(&workspace_root())
@@ -65,10 +100,13 @@ pub fn stage_bench(dir: &Path, arch: Arch) -> Result<(), String> {
         fs::write(dir.join("RUSTC"), format!("rustc {major}.{minor}.{patch}")),
     )?;
     write_script(&dir.join("run.sh"), RUN_SH)?;
+    write_script(&dir.join("run-nvshmem.sh"), RUN_NVSHMEM_SH)?;
     let readme = format!(
         "{MARK} for {arch}.\n\n./run.sh [--filter SUBSTR] [--reps N] on a machine with an NVIDIA driver; with\n\
          nvcc there (CUDA toolkit) the C++ references are built and measured side by side.\n\
-         Writes BENCHMARKS.md and bench.json ($BENCH_OUT, default here).\n"
+         Writes BENCHMARKS.md and bench.json ($BENCH_OUT, default here).\n\n\
+         ./run-nvshmem.sh on a machine with two GPUs and NVSHMEM (python3's nvidia.nvshmem or\n\
+         $NVSHMEM_HOME): the NVSHMEM rows, Rust against CUDA C++ (BENCHMARKS-nvshmem.md).\n"
     );
     io(dir, fs::write(dir.join("README.txt"), readme))
 }

@@ -19,6 +19,12 @@ pub const KERNEL_CRATES: &[&str] = &[
     "litmus/kernels",
 ];
 
+/// Kernel crates that call NVSHMEM (ptx-sync's `nvshmem` feature), built with NVSHMEM's device
+/// bitcode linked in (`PtxBuilder::nvshmem`): by `stage` and `stage-bench` only, since the link
+/// reads 31 MB of bitcode (minutes) and needs NVSHMEM found or fetched. Not in
+/// [`KERNEL_CRATES`]: unlinked, their PTX keeps `.extern .func` calls that ptxas cannot resolve.
+pub const NVSHMEM_KERNEL_CRATES: &[&str] = &["tests/nvshmem-kernels"];
+
 /// A `cargo` command: `$CARGO` (set by cargo for `cargo run` / `cargo test`) or `cargo`.
 pub(crate) fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
@@ -66,6 +72,22 @@ pub fn build_all(arch: Arch) -> Result<Vec<PathBuf>, String> {
     KERNEL_CRATES
         .iter()
         .map(|c| build_ptx(&root.join(c), arch))
+        .collect()
+}
+
+/// Builds every crate in [`NVSHMEM_KERNEL_CRATES`] for `arch` with NVSHMEM's device bitcode
+/// linked in (NVSHMEM from `$NVSHMEM_HOME`, python3's `nvidia.nvshmem`, or the pinned wheel
+/// fetched into the target directory); returns the PTX paths in order.
+pub fn build_nvshmem_all(arch: Arch) -> Result<Vec<PathBuf>, String> {
+    let root = workspace_root();
+    NVSHMEM_KERNEL_CRATES
+        .iter()
+        .map(|c| {
+            builder(&root.join(c), arch)
+                .nvshmem(true)
+                .compile()
+                .map_err(|e| e.to_string())
+        })
         .collect()
 }
 

@@ -1,5 +1,5 @@
 use crate::ptx::{cargo, tail};
-use crate::{build_all, workspace_root, Arch};
+use crate::{build_all, build_nvshmem_all, workspace_root, Arch};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -10,6 +10,10 @@ const RUNNER: &str = "gpu-tests";
 /// The examples app (examples/app in the examples/ project, outside the workspace), staged
 /// under this name next to the runner, whose test `examples_app` runs it.
 const EXAMPLES_APP: &str = "examples-app";
+
+/// The NVSHMEM example (examples/ring-allreduce), staged under its own name next to the
+/// runner, whose case `nvshmem_example_ring_allreduce` runs it.
+const RING_ALLREDUCE: &str = "ring-allreduce";
 
 /// The examples project's manifest, relative to the workspace root.
 const EXAMPLES_MANIFEST: &str = "examples/Cargo.toml";
@@ -36,8 +40,10 @@ pub(crate) fn io<T>(what: &Path, r: std::io::Result<T>) -> Result<T, String> {
 pub fn stage(dir: &Path, arch: Arch) -> Result<(), String> {
     check_dir(dir, MARK)?;
     let runner = build_bin("ptx-sync-tests", RUNNER)?;
-    let ptx = build_all(arch)?;
+    let mut ptx = build_all(arch)?;
+    ptx.extend(build_nvshmem_all(arch)?);
     let examples = build_examples_app(arch)?;
+    let ring = build_example_bin(RING_ALLREDUCE, arch)?;
 
     copy_into(&ptx, &dir.join("ptx"))?;
     let bin = dir.join(RUNNER);
@@ -48,6 +54,10 @@ pub fn stage(dir: &Path, arch: Arch) -> Result<(), String> {
     let _ = fs::remove_file(&app);
     io(&examples, fs::copy(&examples, &app))?;
     strip(&app);
+    let ring_bin = dir.join(RING_ALLREDUCE);
+    let _ = fs::remove_file(&ring_bin);
+    io(&ring, fs::copy(&ring, &ring_bin))?;
+    strip(&ring_bin);
     write_script(&dir.join("run.sh"), RUN_SH)?;
     let readme = dir.join("README.txt");
     let names: Vec<String> = ptx
@@ -140,6 +150,19 @@ pub fn build_examples_app(arch: Arch) -> Result<PathBuf, String> {
         .args(["--bin", EXAMPLES_APP])
         .env(crate::build::ARCH_ENV, arch.to_string());
     cargo_executable(cmd, EXAMPLES_APP, EXAMPLES_MANIFEST)
+}
+
+/// `cargo build --release --manifest-path examples/Cargo.toml --bin <bin>` with
+/// `PTX_SYNC_ARCH=<arch>`; returns the executable's path.
+pub fn build_example_bin(bin: &str, arch: Arch) -> Result<PathBuf, String> {
+    let root = workspace_root();
+    let mut cmd = cargo();
+    cmd.current_dir(&root)
+        .args(["build", "--release", "--manifest-path"])
+        .arg(root.join(EXAMPLES_MANIFEST))
+        .args(["--bin", bin])
+        .env(crate::build::ARCH_ENV, arch.to_string());
+    cargo_executable(cmd, bin, EXAMPLES_MANIFEST)
 }
 
 /// Runs `cmd` (a `cargo build` of binary `bin` from `what`) with JSON messages and returns the

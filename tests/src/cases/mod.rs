@@ -25,6 +25,7 @@ pub mod misuse_stuck;
 pub mod misuse_waits;
 pub mod multi_gpu;
 pub mod mutex;
+pub mod nvshmem;
 pub mod patterns_arrive;
 pub mod patterns_locks;
 pub mod phases;
@@ -69,6 +70,7 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(misuse_peer::tests());
     all.extend(sys::tests());
     all.extend(multi_gpu::tests());
+    all.extend(nvshmem::tests());
     all.extend(cluster::tests());
     all.extend(bulk_copy::tests());
     all.extend(shared::tests());
