@@ -91,17 +91,20 @@ pub fn build_nvshmem_all(arch: Arch) -> Result<Vec<PathBuf>, String> {
         .collect()
 }
 
-/// `cargo clippy -- -D warnings` for nvptx at `arch`: the device crate (`ptx-sync`, whose PTX
-/// `asm!` paths a host clippy never sees) and every kernel crate, with the builder's flags.
+/// `cargo clippy -- -D warnings` for nvptx at `arch`: the device crate (`ptx-sync`, with its
+/// `nvshmem` feature, whose PTX `asm!` paths and NVSHMEM calls a host clippy never sees) and
+/// every kernel crate, the NVSHMEM ones included, with the builder's flags.
 /// The error carries clippy's output. Target dir: `target/ptx/clippy/<arch>`.
 pub fn clippy_ptx(arch: Arch) -> Result<(), String> {
     let root = workspace_root();
     let target_dir = root.join("target/ptx/clippy").join(arch.to_string());
     let mut crates = vec![(root.clone(), "device")];
     crates.extend(KERNEL_CRATES.iter().map(|c| (root.join(c), *c)));
+    // Clippy does not link, so the NVSHMEM crates need no NVSHMEM here.
+    crates.extend(NVSHMEM_KERNEL_CRATES.iter().map(|c| (root.join(c), *c)));
     for (dir, name) in crates {
         let sub: &[&str] = if name == "device" {
-            &["clippy", "-p", "ptx-sync"]
+            &["clippy", "-p", "ptx-sync", "--features", "nvshmem"]
         } else {
             &["clippy"]
         };

@@ -3,14 +3,12 @@
 //! linked with NVSHMEM's device bitcode; the PTX is `ptx_sync_nvshmem_test_kernels.ptx`.
 //! Every kernel runs on every PE at once (one process per GPU), launched cooperatively.
 #![no_std]
-#![feature(abi_ptx, stdarch_nvptx)]
+#![feature(abi_ptx)]
 
 #[path = "../../src/cases/nvshmem_plan.rs"]
 #[allow(dead_code)] // the expected-count helpers are the host's
 mod plan;
 
-#[path = "../../src/cases/multi_gpu_plan.rs"]
-#[allow(dead_code)]
 mod multi_gpu_plan;
 
 mod bench;
