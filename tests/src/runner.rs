@@ -139,7 +139,7 @@ pub fn run_one(ptx_dir: &Path, name: &str) -> i32 {
 }
 
 /// The line a child prints for `outcome` (the parent reads it back with [`parse_child_line`]).
-fn child_line(outcome: &Outcome) -> String {
+pub fn child_line(outcome: &Outcome) -> String {
     match outcome {
         Outcome::Pass(detail) => format!("OK {detail}"),
         Outcome::Skip(reason) => format!("SKIP {reason}"),

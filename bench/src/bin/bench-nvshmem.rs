@@ -199,33 +199,46 @@ fn pe(args: &Args) -> R<()> {
         what: format!("{GRID} blocks x {BLOCK} threads x {ITERS} nvshmem_uint64_atomic_add to the next PE, then quiet; counter checked exactly") });
 
     // ptx-sync's Barrier<Sys> on PE 0's memory through ptr(0), against C++ barrier_all.
-    let sys = median(
-        (0..args.samples)
-            .map(|_| -> R<f64> {
-                let buf = world.alloc::<u64>(16)?;
-                if me == 0 {
-                    buf.write(0, &[init_word(world.n_pes())])?;
-                }
-                let out = gpu.zeros::<u64>(2)?;
-                world.barrier_all()?;
-                let k = rust.kernel("nvb_sys_barrier")?;
-                let mut l = gpu.launch(&k);
-                l.arg(buf.device_ptr()).arg(BAR).arg(&out);
-                unsafe { l.launch_cooperative(launch_config(1, 1, 0)) }?;
-                world.wait(WAIT)?;
-                world.barrier_all()?;
-                let o = gpu.download(&out)?;
-                if o[1] != 0 {
-                    return Err(
-                        "nvshmem_ptr(PE 0) is null: no load/store path between the GPUs".into(),
-                    );
-                }
-                Ok(o[0] as f64 / BAR as f64)
-            })
-            .collect::<R<Vec<_>>>()?,
-    );
-    rows.push(Row { case: "nvshmem/sys_barrier_vs_barrier_all", unit: "barrier", rust: sys, cpp: barrier_all_cpp, target: 0.5,
-        what: format!("ptx-sync Barrier<Sys> in PE 0's memory through ptr(0), {BAR} phases, one thread per PE; C++: nvshmem_barrier_all") });
+    for (kernel, case, policy) in [
+        (
+            "nvb_sys_barrier",
+            "nvshmem/sys_barrier_vs_barrier_all",
+            "NanoSleep (the default)",
+        ),
+        (
+            "nvb_sys_barrier_spin",
+            "nvshmem/sys_barrier_spin_vs_barrier_all",
+            "Spin",
+        ),
+    ] {
+        let sys = median(
+            (0..args.samples)
+                .map(|_| -> R<f64> {
+                    let buf = world.alloc::<u64>(16)?;
+                    if me == 0 {
+                        buf.write(0, &[init_word(world.n_pes())])?;
+                    }
+                    let out = gpu.zeros::<u64>(2)?;
+                    world.barrier_all()?;
+                    let k = rust.kernel(kernel)?;
+                    let mut l = gpu.launch(&k);
+                    l.arg(buf.device_ptr()).arg(BAR).arg(&out);
+                    unsafe { l.launch_cooperative(launch_config(1, 1, 0)) }?;
+                    world.wait(WAIT)?;
+                    world.barrier_all()?;
+                    let o = gpu.download(&out)?;
+                    if o[1] != 0 {
+                        return Err(
+                            "nvshmem_ptr(PE 0) is null: no load/store path between the GPUs".into(),
+                        );
+                    }
+                    Ok(o[0] as f64 / BAR as f64)
+                })
+                .collect::<R<Vec<_>>>()?,
+        );
+        rows.push(Row { case, unit: "barrier", rust: sys, cpp: barrier_all_cpp, target: 0.5,
+        what: format!("ptx-sync Barrier<Sys, {policy}> in PE 0's memory through ptr(0), {BAR} phases, one thread per PE; C++: nvshmem_barrier_all") });
+    }
 
     if me == 0 {
         report(&world, args, &rows)?;
@@ -244,11 +257,11 @@ fn report(world: &World, args: &Args, rows: &[Row]) -> R<()> {
     let mut json = String::from("[\n");
     for (i, r) in rows.iter().enumerate() {
         let (cpp, ratio) = match r.cpp {
-            Some(c) => (format!("{c:.1}"), format!("{:.2}", r.rust / c)),
+            Some(c) => (format!("{c:.3}"), format!("{:.2}", r.rust / c)),
             None => ("-".into(), "-".into()),
         };
         md += &format!(
-            "| {} | {} | {:.1} | {cpp} | {ratio} | <= {:.2} | {} |\n",
+            "| {} | {} | {:.3} | {cpp} | {ratio} | <= {:.2} | {} |\n",
             r.case, r.unit, r.rust, r.target, r.what
         );
         json += &format!(

@@ -4,6 +4,7 @@
 
 use ptx_sync::clock::Instant;
 use ptx_sync::nvshmem::{self, Cmp, SignalOp, Symmetric};
+use ptx_sync::wait::Spin;
 use ptx_sync::{Atomic, Barrier, Gpu, Ordering::Relaxed, Sys};
 
 /// Ping-pong between PE 0 and PE 1 (one thread each): PE 0 puts one word with its signal
@@ -62,6 +63,27 @@ pub unsafe extern "ptx-kernel" fn nvb_sys_barrier(buf: Symmetric<u64>, rounds: u
     };
     // SAFETY: PE 0's host wrote barrier::init_word(n_pes) there before the launch.
     let bar = unsafe { Barrier::<Sys>::from_ptr(p) };
+    let start = Instant::now();
+    for _ in 0..rounds {
+        bar.arrive_and_wait();
+    }
+    unsafe { out.write(Instant::now().duration_since(start).as_nanos() as u64) };
+}
+
+/// [`nvb_sys_barrier`] with the `Spin` backoff (back-to-back polls, no `nanosleep`): one waiter
+/// per GPU has nobody to yield to, and each poll of the peer's word is an NVLink round trip.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn nvb_sys_barrier_spin(
+    buf: Symmetric<u64>,
+    rounds: u32,
+    out: *mut u64,
+) {
+    let Some(p) = buf.ptr(0) else {
+        unsafe { out.add(1).write(1) };
+        return;
+    };
+    // SAFETY: as in nvb_sys_barrier.
+    let bar = unsafe { Barrier::<Sys, Spin>::from_ptr(p) };
     let start = Instant::now();
     for _ in 0..rounds {
         bar.arrive_and_wait();

@@ -4,6 +4,7 @@
 //! comes. Each adds its counts to `stats` ([`plan::stat`]) in this PE's device memory.
 
 use crate::plan::{self, stat, tag};
+use ptx_sync::clock::Instant;
 use ptx_sync::nvshmem::{self, Cmp, SignalOp, Symmetric};
 use ptx_sync::{block, Atomic, Gpu, Ordering::Relaxed};
 
@@ -257,6 +258,12 @@ pub unsafe extern "ptx-kernel" fn nv_handoff(
             let v = variant;
             if v == Variant::SignalFirst as u32 {
                 unsafe { nvshmem::signal_op(data_sig, value, SignalOp::Set, 1) };
+                // Over NVLink a word stored right after the signal lands before PE 1 has even
+                // seen the signal (0 stale of 128,000 without this pause, on two H100s): the
+                // pause holds the data back long enough for the control to show what a
+                // signal that overtakes its data does to the reader.
+                let until = Instant::now().as_nanos() + SIGNAL_FIRST_PAUSE_NS;
+                while Instant::now().as_nanos() < until {}
             }
             if v == Variant::PutSignal as u32 {
                 // The payload staged in this PE's own copy, then one put_signal.
@@ -307,6 +314,9 @@ pub unsafe extern "ptx-kernel" fn nv_handoff(
         add(stats, stat::ROUNDS, rounds);
     }
 }
+
+/// How long the `SignalFirst` control holds its data back after the signal.
+const SIGNAL_FIRST_PAUSE_NS: u64 = 20_000;
 
 /// Waits (thread 0) until `sig >= 1`: a signal that only a PE which has exited would send.
 /// The host's watchdog ends it.

@@ -70,7 +70,10 @@ fn ring_allreduce_example() -> Result<String> {
             .with_file_name("ring-allreduce"),
     };
     if !bin.is_file() {
-        return skip(format!("{} is not here (cargo xtask stage puts it next to the runner)", bin.display()));
+        return skip(format!(
+            "{} is not here (cargo xtask stage puts it next to the runner)",
+            bin.display()
+        ));
     }
     let start = Instant::now();
     let out = std::process::Command::new(&bin)
@@ -87,7 +90,11 @@ fn ring_allreduce_example() -> Result<String> {
         )
         .into());
     }
-    Ok(format!("{:.1} s, one command: {}", start.elapsed().as_secs_f64(), oks.join(" | ")))
+    Ok(format!(
+        "{:.1} s, one command: {}",
+        start.elapsed().as_secs_f64(),
+        oks.join(" | ")
+    ))
 }
 
 // ---- the launcher side -------------------------------------------------------------------
@@ -160,6 +167,8 @@ fn launch_case(name: &str, ptx_dir: &Path) -> Result<String> {
         .args(args)
         .n_pes(PES)
         .capture_output(true)
+        // Below the runner's limit, so a PE that hangs is killed here and its output reported.
+        .limit(TIMEOUT - Duration::from_secs(30))
         .run()?;
     let took = start.elapsed();
     let mut stats = Vec::new();
@@ -610,11 +619,17 @@ pub fn run_pe(name: &str, ptx_dir: &Path) -> Result<String> {
             let mut l = gpu.launch(&k);
             l.arg(sig.device_ptr());
             unsafe { l.launch_cooperative(launch_config(1, 1, 0)) }?;
-            return match world.wait(Duration::from_secs(15)) {
+            let outcome = match world.wait(Duration::from_secs(15)) {
                 Ok(()) => Err("the kernel waiting for PE 1's signal finished".into()),
                 Err(e @ Error::PeExited { .. }) => Ok(format!("{e}")),
                 Err(e) => Err(format!("want Error::PeExited naming PE 1, got: {e}").into()),
             };
+            // The world is unusable now (its GPU is stuck on the kernel, its peer gone), and
+            // NVSHMEM's exit handlers can hang then: report, and leave as run_local does.
+            let outcome = ptx_sync_testkit::Outcome::from(outcome);
+            let code = i32::from(matches!(outcome, ptx_sync_testkit::Outcome::Fail(_)));
+            println!("{}", crate::runner::child_line(&outcome));
+            nvshmem::exit_now(code);
         }
         other => return Err(format!("no PE body for {other}").into()),
     }
