@@ -1,6 +1,7 @@
 //! Out-of-bounds writes to another GPU's memory: the host's are refused before any copy, a
 //! kernel's far past the end faults on the GPU that ran it, and the GPU that owns the memory is
-//! unharmed. Needs two GPUs (a skip with fewer).
+//! either unharmed or reports the same fault as a typed error (over NVLink the driver poisons
+//! the peer's context too), never a hang. Needs two GPUs (a skip with fewer).
 
 use crate::{Ctx, GpuTest, KERNELS_PTX};
 use ptx_sync_host::cudarc::driver::sys::CUresult;
@@ -117,6 +118,19 @@ fn peer_out_of_bounds(ctx: &Ctx) -> Result<String> {
             shown(&r)
         )
         .into());
+    }
+    // Over NVLink the driver reports GPU 0's fault in GPU 1's context too (seen on two H100s:
+    // the read after it failed with CUDA_ERROR_ILLEGAL_ADDRESS). Then the promise is the
+    // misuse one: a typed error from GPU 1's calls, no hang, drops that return.
+    let after = buf.read();
+    if is_code(&after, CUresult::CUDA_ERROR_ILLEGAL_ADDRESS) {
+        let mut dropped = Duration::ZERO;
+        dropped += super::misuse_stuck::timed_drop("the peer buffer", buf)?;
+        dropped += super::misuse_stuck::timed_drop("the GPU handles", gpus)?;
+        return Ok(format!(
+            "{info}: 3 out-of-bounds host writes refused with CUDA_ERROR_INVALID_VALUE; GPU 0's write 128 TiB past the buffer: CUDA_ERROR_ILLEGAL_ADDRESS on GPU 0, and GPU 1's next call (reading its buffer) reported the same fault as a typed error (the driver poisons the peer's context too); drops took {:.4} s",
+            dropped.as_secs_f64()
+        ));
     }
     check_words(&buf, "GPU 1's buffer after GPU 0's fault")?;
     let module = g1.load_ptx(&ctx.ptx_dir.join(KERNELS_PTX))?;
