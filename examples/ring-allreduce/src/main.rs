@@ -8,7 +8,7 @@
 //! every PE's result is right.
 
 use ptx_sync_host::nvshmem::{self, World};
-use ptx_sync_host::{Error, launch_config};
+use ptx_sync_host::{Error, launch};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -34,15 +34,11 @@ fn allreduce(world: &World) -> Result<String, Error> {
     // Every PE's input is in place before any PE's kernel reads it.
     world.barrier_all()?;
     let start = Instant::now();
-    let kernel = kernels.kernel("ring_allreduce")?;
     let gpu = world.gpu();
-    let mut launch = gpu.launch(&kernel);
-    launch
-        .arg(data.device_ptr())
-        .arg(recv.device_ptr())
-        .arg(sig.device_ptr())
-        .arg(len);
-    unsafe { launch.launch_cooperative(launch_config(1, 1024, 0)) }?;
+    // Cooperative: the kernels of all PEs must run at once, as NVSHMEM's collective launch asks.
+    unsafe {
+        launch!(cooperative kernels.ring_allreduce<<<1, 1024, 0, gpu>>>(&data, &recv, &sig, len))
+    }?;
     world.wait(Duration::from_secs(30))?;
     let took = start.elapsed();
     let got = data.download()?;
