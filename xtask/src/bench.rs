@@ -9,7 +9,8 @@ use std::path::Path;
 const RUN_SH: &str = r#"#!/usr/bin/env bash
 # Runs the ptx-sync benchmarks from this folder: builds the CUDA C++ references with nvcc when
 # there is one (else the Rust side runs alone and the table says so), dumps both sides' SASS,
-# then runs bench-gpu. Results: $BENCH_OUT/BENCHMARKS.md and bench.json (default: this folder).
+# then runs bench-gpu, and on a machine with two GPUs run-nvshmem.sh. Results:
+# $BENCH_OUT/BENCHMARKS.md, bench.json and BENCHMARKS-nvshmem.md (default: this folder).
 cd "$(dirname "$0")" || exit 2
 out=${BENCH_OUT:-.}
 arch=$(cat ARCH)
@@ -34,7 +35,15 @@ else
     echo "nvcc not found: the C++ reference will not be measured"
 fi
 args+=(--meta "Rust=$(cat RUSTC) nvptx64-nvidia-cuda, -C target-cpu=$arch, PTX ISA 8.4, loaded with cudarc")
-exec ./bench-gpu "${args[@]}" "$@"
+./bench-gpu "${args[@]}" "$@"
+rc=$?
+# The NVSHMEM rows (run-nvshmem.sh) need two GPUs.
+if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')" -ge 2 ]; then
+    ./run-nvshmem.sh || rc=1
+else
+    echo "fewer than two GPUs here: the NVSHMEM rows (run-nvshmem.sh) are not measured"
+fi
+exit $rc
 "#;
 
 const RUN_NVSHMEM_SH: &str = r#"#!/usr/bin/env bash

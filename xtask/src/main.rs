@@ -24,7 +24,8 @@ cargo xtask <command> [options]
                                   build + ptxas-check the PTX, stage, run the GPU suite here
   bench-gpu [--arch sm_90] [--filter SUBSTR] [--dir .stage/bench]
                                   build, stage and run the benchmarks (Rust vs CUDA C++, nvcc
-                                  builds the C++ side); writes BENCHMARKS.md and bench.json
+                                  builds the C++ side); writes BENCHMARKS.md and bench.json,
+                                  and with two GPUs the NVSHMEM rows (BENCHMARKS-nvshmem.md)
   stage-bench [--dir .stage/bench] [--arch sm_90]
                                   stage the benchmarks only, for a GPU machine without Rust
   litmus [--arch sm_90] [--dir .stage/litmus] [-- RUNNER OPTIONS]

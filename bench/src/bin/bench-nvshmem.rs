@@ -95,6 +95,7 @@ struct Row {
     unit: &'static str,
     rust: f64,
     cpp: Option<f64>,
+    /// The R/C the row must reach; NaN for a row that explains another and has no C++ side.
     target: f64,
     what: String,
 }
@@ -240,6 +241,38 @@ fn pe(args: &Args) -> R<()> {
         what: format!("ptx-sync Barrier<Sys, {policy}> in PE 0's memory through ptr(0), {BAR} phases, one thread per PE; C++: nvshmem_barrier_all") });
     }
 
+    // What a phase of Barrier<Sys> in PE 0's memory costs PE 1: the link's round trips, timed
+    // on PE 1 and handed to PE 0's report through its symmetric memory (Rust only: the row
+    // explains the barrier's, it compares with nothing).
+    let trips = world.alloc::<u64>(16)?;
+    let out = gpu.zeros::<u64>(4)?;
+    world.barrier_all()?;
+    let k = rust.kernel("nvb_link_round_trips")?;
+    let mut l = gpu.launch(&k);
+    l.arg(trips.device_ptr()).arg(BAR).arg(0u64).arg(&out);
+    unsafe { l.launch_cooperative(launch_config(1, 1, 0)) }?;
+    world.wait(WAIT)?;
+    if gpu.download(&out)?[2] != 0 {
+        return Err("nvshmem_ptr(PE 0) is null: no load/store path between the GPUs".into());
+    }
+    // PE 1's kernel wrote its times into PE 0's copy, complete when the barrier returns.
+    world.barrier_all()?;
+    let t = trips.download()?;
+    if me == 0 {
+        for (case, what, ns) in [
+            ("nvshmem/link_rtt_atomic", "atom.acq_rel.sys.add", t[8]),
+            ("nvshmem/link_rtt_load", "ld.acquire.sys", t[9]),
+        ] {
+            rows.push(Row {
+                case,
+                unit: "round trip",
+                rust: ns as f64 / BAR as f64,
+                cpp: None,
+                target: f64::NAN,
+                what: format!("{BAR} dependent {what} by PE 1 on PE 0's memory through ptr(0): what one phase of Barrier<Sys> in PE 0's memory costs PE 1 (no C++ side)"),
+            });
+        }
+    }
     if me == 0 {
         report(&world, args, &rows)?;
     }
@@ -260,9 +293,14 @@ fn report(world: &World, args: &Args, rows: &[Row]) -> R<()> {
             Some(c) => (format!("{c:.3}"), format!("{:.2}", r.rust / c)),
             None => ("-".into(), "-".into()),
         };
+        let (target, target_json) = if r.target.is_nan() {
+            ("-".to_string(), "null".to_string())
+        } else {
+            (format!("<= {:.2}", r.target), r.target.to_string())
+        };
         md += &format!(
-            "| {} | {} | {:.3} | {cpp} | {ratio} | <= {:.2} | {} |\n",
-            r.case, r.unit, r.rust, r.target, r.what
+            "| {} | {} | {:.3} | {cpp} | {ratio} | {target} | {} |\n",
+            r.case, r.unit, r.rust, r.what
         );
         json += &format!(
             "  {{\"case\": \"{}\", \"unit\": \"{}\", \"rust_ns\": {:.3}, \"cpp_ns\": {}, \"target\": {}, \"device\": \"{dev}\"}}{}\n",
@@ -270,7 +308,7 @@ fn report(world: &World, args: &Args, rows: &[Row]) -> R<()> {
             r.unit,
             r.rust,
             r.cpp.map(|c| format!("{c:.3}")).unwrap_or_else(|| "null".into()),
-            r.target,
+            target_json,
             if i + 1 < rows.len() { "," } else { "" }
         );
     }

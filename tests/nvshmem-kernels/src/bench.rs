@@ -113,3 +113,48 @@ pub unsafe extern "ptx-kernel" fn nvb_atomic_add(
         Atomic::<u64, Gpu>::from_ptr(out.add(1)).fetch_max(end.as_nanos(), Relaxed);
     }
 }
+
+/// What one phase of a barrier in PE 0's memory costs PE 1, piece by piece: `rounds` dependent
+/// `atom.acq_rel.sys.add`s on PE 0's word (each waits for the one before: its operand is the
+/// previous result times `zero`, plus 1), then `rounds` dependent `ld.acquire.sys` loads of it
+/// (the address depends on the previous value the same way), both through `ptr(0)`, one thread
+/// of PE 1. `zero` is 0, passed at run time so the compiler cannot drop the dependency.
+/// The two times (ns) go to words 8 and 9 of PE 0's copy (so PE 0's host reports them), and
+/// `out[2]` = 1 where `ptr(0)` was `None`. PE 0 does nothing.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn nvb_link_round_trips(
+    buf: Symmetric<u64>,
+    rounds: u32,
+    zero: u64,
+    out: *mut u64,
+) {
+    if nvshmem::my_pe() != 1 {
+        return;
+    }
+    let Some(p) = buf.ptr(0) else {
+        unsafe { out.add(2).write(1) };
+        return;
+    };
+    use ptx_sync::Ordering::{AcqRel, Acquire};
+    let start = Instant::now();
+    let mut v = 0u64;
+    for _ in 0..rounds {
+        // SAFETY: word 0 of PE 0's copy, which nothing else touches during this kernel.
+        v = unsafe { Atomic::<u64, Sys>::from_ptr(p) }.fetch_add(v.wrapping_mul(zero) + 1, AcqRel);
+    }
+    let atomics = Instant::now();
+    for _ in 0..rounds {
+        // SAFETY: `v * zero` is 0: still word 0.
+        let at = unsafe { p.add(v.wrapping_mul(zero) as usize) };
+        v = unsafe { Atomic::<u64, Sys>::from_ptr(at) }.load(Acquire);
+    }
+    let loads = Instant::now();
+    unsafe {
+        p.add(8)
+            .write(atomics.duration_since(start).as_nanos() as u64);
+        p.add(9)
+            .write(loads.duration_since(atomics).as_nanos() as u64);
+        // Keeps the chain's result alive.
+        out.add(3).write(v);
+    }
+}

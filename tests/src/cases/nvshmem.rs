@@ -405,7 +405,7 @@ enum Arg {
 pub fn run_pe(name: &str, ptx_dir: &Path) -> Result<String> {
     let world = World::from_env()?;
     let me = world.my_pe();
-    let module = world.load_ptx(&ptx_dir.join(NVSHMEM_PTX))?;
+    let module = world.load_ptx(ptx_dir.join(NVSHMEM_PTX))?;
     let gpu = world.gpu();
     let stats = gpu.zeros::<u32>(stat::LEN)?;
     let sp = Arg::U64(gpu_ptr(&stats));
