@@ -93,9 +93,7 @@ pub unsafe extern "ptx-kernel" fn nv_ring(
             ok += o;
             wrong += w;
         }
-        // Nobody rewrites `send` for the next round while a thread still reads `recv`? They
-        // are different areas; this barrier keeps the check of round r before round r + 1's
-        // wait in every thread, so `ok` counts each round once.
+        // Every thread has checked round r before thread 0 waits for round r + 1's signal.
         block::sync();
     }
     unsafe {
