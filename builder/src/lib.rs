@@ -52,6 +52,8 @@
 //! kernel crate that is not a `cdylib` says so, a failed build carries cargo's output and the
 //! flags it ran with. std only, no dependencies.
 
+#![warn(missing_debug_implementations)]
+
 mod arch;
 mod error;
 pub mod nvshmem;

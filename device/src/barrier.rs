@@ -231,6 +231,28 @@ impl Token {
 // never shares it (`F: Sync` is not needed).
 unsafe impl<S: Scope, B: Backoff, F: Completion + Send> Sync for Barrier<S, B, F> {}
 
+/// The word, decoded from one `Relaxed` load (a snapshot, stale as soon as it is read): the
+/// phase's parity, the arrivals the phase still waits for and the threads a phase expects
+/// (fewer after `arrive_and_drop`). The completion is not shown (it may be running).
+impl<S: Scope, B: Backoff, F: Completion> core::fmt::Debug for Barrier<S, B, F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let w = self.word.load(Relaxed);
+        let expected = FULL - (w & RESTART);
+        let counter = (w & COUNTER) >> 32;
+        // A counter of 0: the phase just completed and its restart add has not landed yet.
+        let pending = if counter == 0 {
+            expected
+        } else {
+            FULL - counter
+        };
+        f.debug_struct("Barrier")
+            .field("parity", &(w & PHASE != 0))
+            .field("pending", &pending)
+            .field("expected", &expected)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S: Scope, B: Backoff> Barrier<S, B> {
     const_fn! {
     /// A barrier for `expected` threads (at least 1, below `2^31`).

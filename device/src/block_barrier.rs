@@ -50,6 +50,16 @@ pub struct BlockToken(u64);
 // `mbarrier` instruction, which is atomic.
 unsafe impl Sync for BlockBarrier {}
 
+/// The address only: the `mbarrier` object is opaque, and the PTX ISA allows no access to it
+/// but the `mbarrier` instructions.
+impl core::fmt::Debug for BlockBarrier {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("BlockBarrier")
+            .field("ptr", &self.state.get())
+            .finish()
+    }
+}
+
 // The auto traits, checked by the nvptx build (device/tests/auto_traits.rs pins the types the
 // host builds).
 const _: fn() = || {

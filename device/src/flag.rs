@@ -51,6 +51,15 @@ pub struct AtomicFlag<S: Scope> {
     word: Atomic<u32, S>,
 }
 
+/// Whether the flag is set (a `Relaxed` load).
+impl<S: Scope> core::fmt::Debug for AtomicFlag<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AtomicFlag")
+            .field("set", &(self.word.load(Ordering::Relaxed) != 0))
+            .finish()
+    }
+}
+
 impl<S: Scope> AtomicFlag<S> {
     const_fn! {
     /// A clear flag (C++'s `ATOMIC_FLAG_INIT`).

@@ -61,6 +61,18 @@ const _: fn() = || {
 
 const FLIP: u32 = 0x8000_0000;
 
+/// The word, from one `Relaxed` load: the phase's parity (the top bit) and the arrivals' sum
+/// in the low 31 bits (block 0 adds `0x8000_0000 - (blocks - 1)`, the others 1 each).
+impl<B: Backoff> core::fmt::Debug for GridBarrier<B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let w = self.arrived.load(core::sync::atomic::Ordering::Relaxed);
+        f.debug_struct("GridBarrier")
+            .field("parity", &(w & FLIP != 0))
+            .field("arrived", &format_args!("{:#010x}", w & !FLIP))
+            .finish()
+    }
+}
+
 impl<B: Backoff> GridBarrier<B> {
     /// A fresh barrier (the zero word).
     pub const fn new() -> Self {

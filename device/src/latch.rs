@@ -51,6 +51,15 @@ pub struct Latch<S: Scope = Gpu, B: Backoff = NanoSleep> {
     backoff: PhantomData<fn() -> B>,
 }
 
+/// The arrivals still expected (a `Relaxed` load; 0: open).
+impl<S: Scope, B: Backoff> core::fmt::Debug for Latch<S, B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Latch")
+            .field("pending", &self.pending.load(Relaxed))
+            .finish()
+    }
+}
+
 impl<S: Scope, B: Backoff> Latch<S, B> {
     const_fn! {
     /// A latch waiting for `expected` arrivals (0: already open).

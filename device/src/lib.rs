@@ -229,7 +229,7 @@
 #![cfg_attr(target_arch = "nvptx64", feature(core_intrinsics, const_eval_select))]
 // docs.rs (nightly, `--cfg docsrs`): mark each item with the target and arch it needs.
 #![cfg_attr(docsrs, feature(doc_cfg), doc(auto_cfg(hide(loom))))]
-#![warn(missing_docs)]
+#![warn(missing_docs, missing_debug_implementations)]
 
 // The GPU build needs an architecture and a PTX ISA the crate's instructions exist in. Without
 // `-C target-cpu`, rustc emits PTX for sm_30, which ptxas or the driver would refuse much

@@ -99,6 +99,26 @@ pub struct MutexGuard<'a, T, S: Scope, B: Backoff> {
 // SAFETY: same unsafe impl as `std::sync::MutexGuard`: a shared guard gives out only `&T`.
 unsafe impl<T: Sync, S: Scope, B: Backoff> Sync for MutexGuard<'_, T, S, B> {}
 
+/// As std's `Mutex`: the data if [`try_lock`](Mutex::try_lock) takes the lock (one
+/// `atom.cas`, released at once), `<locked>` if not.
+impl<T: core::fmt::Debug, S: Scope, B: Backoff> core::fmt::Debug for Mutex<T, S, B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut d = f.debug_struct("Mutex");
+        match self.try_lock() {
+            Some(guard) => d.field("data", &&*guard),
+            None => d.field("data", &format_args!("<locked>")),
+        };
+        d.finish_non_exhaustive()
+    }
+}
+
+/// As std's `MutexGuard`: the data.
+impl<T: core::fmt::Debug, S: Scope, B: Backoff> core::fmt::Debug for MutexGuard<'_, T, S, B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(&**self, f)
+    }
+}
+
 impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     const_fn! {
     /// An unlocked mutex holding `value`.

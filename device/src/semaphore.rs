@@ -72,6 +72,16 @@ pub struct Semaphore<S: Scope = Gpu, const MAX: u32 = { u32::MAX }, B: Backoff =
     backoff: PhantomData<fn() -> B>,
 }
 
+/// The free units now ([`available`](Semaphore::available): a `Relaxed` load) and `MAX`.
+impl<S: Scope, const MAX: u32, B: Backoff> core::fmt::Debug for Semaphore<S, MAX, B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Semaphore")
+            .field("available", &self.available())
+            .field("max", &MAX)
+            .finish()
+    }
+}
+
 impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// The most units this semaphore can hold (libcu++: `max()`).
     pub const MAX: u32 = MAX;

@@ -86,6 +86,17 @@ pub struct SharedStatic<K: Symbol> {
     _k: PhantomData<K>,
 }
 
+/// The type and this block's address of the variable (its value may be uninitialized: not
+/// read).
+impl<K: Symbol> core::fmt::Debug for SharedStatic<K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SharedStatic")
+            .field("type", &core::any::type_name::<K::Target>())
+            .field("ptr", &self.as_ptr())
+            .finish()
+    }
+}
+
 impl<K: Symbol> SharedStatic<K> {
     /// Used by `shared!` only.
     ///
@@ -156,6 +167,14 @@ pub struct HostStorage<T>(core::cell::UnsafeCell<core::mem::MaybeUninit<T>>);
 // variable.
 #[cfg(not(target_arch = "nvptx64"))]
 unsafe impl<T> Sync for HostStorage<T> {}
+
+/// The address (the storage may be uninitialized: not read).
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T> core::fmt::Debug for HostStorage<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("HostStorage").field(&self.0.get()).finish()
+    }
+}
 
 #[cfg(not(target_arch = "nvptx64"))]
 impl<T> HostStorage<T> {

@@ -72,6 +72,30 @@ pub struct TicketGuard<'a, T, S: Scope, B: Backoff> {
 // SAFETY: same unsafe impl as `std::sync::MutexGuard`: a shared guard gives out only `&T`.
 unsafe impl<T: Sync, S: Scope, B: Backoff> Sync for TicketGuard<'_, T, S, B> {}
 
+/// As std's `Mutex`: the data if [`try_lock`](TicketLock::try_lock) takes the lock (served at
+/// once on release), `<locked>` if not; and the ticket now served (a `Relaxed` load).
+impl<T: core::fmt::Debug, S: Scope, B: Backoff> core::fmt::Debug for TicketLock<T, S, B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut d = f.debug_struct("TicketLock");
+        d.field("serving", &self.serving.load(Relaxed));
+        match self.try_lock() {
+            Some(guard) => d.field("data", &&*guard),
+            None => d.field("data", &format_args!("<locked>")),
+        };
+        d.finish_non_exhaustive()
+    }
+}
+
+/// As std's `MutexGuard`: the data (and this guard's ticket).
+impl<T: core::fmt::Debug, S: Scope, B: Backoff> core::fmt::Debug for TicketGuard<'_, T, S, B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("TicketGuard")
+            .field("ticket", &self.ticket)
+            .field("data", &&**self)
+            .finish()
+    }
+}
+
 impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     const_fn! {
     /// An unlocked lock holding `value`.

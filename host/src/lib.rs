@@ -35,6 +35,8 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_debug_implementations)]
+
 mod cluster;
 mod cooperative;
 mod device;

@@ -40,6 +40,13 @@ pub struct AtomicBool<S: Scope> {
     word: Atomic<u32, S>,
 }
 
+/// `Debug` as core's `AtomicBool`: the value, read with a `Relaxed` load.
+impl<S: Scope> core::fmt::Debug for AtomicBool<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(&self.load(Ordering::Relaxed), f)
+    }
+}
+
 /// The word of a `bool`.
 #[inline(always)]
 const fn word(b: bool) -> u32 {

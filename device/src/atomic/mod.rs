@@ -132,6 +132,38 @@ pub struct Atomic<T: AtomicValue, S: Scope> {
 // instruction. (`Send` is the field's: every `AtomicValue` is `Send`.)
 unsafe impl<T: AtomicValue, S: Scope> Sync for Atomic<T, S> {}
 
+/// `Debug` as core's atomics: the value, read with a `Relaxed` load (`ld.relaxed.S`).
+macro_rules! debug_by_load {
+    ($($(#[$m:meta])* $t:ty),* $(,)?) => {$(
+        $(#[$m])*
+        impl<S: Scope> core::fmt::Debug for Atomic<$t, S> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                core::fmt::Debug::fmt(&self.load(core::sync::atomic::Ordering::Relaxed), f)
+            }
+        }
+    )*};
+}
+debug_by_load!(
+    u32,
+    i32,
+    u64,
+    i64,
+    usize,
+    isize,
+    f32,
+    f64,
+    u8,
+    i8,
+    u16,
+    i16,
+    crate::F16,
+    crate::Bf16,
+    crate::F16x2,
+    crate::Bf16x2,
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+    u128,
+);
+
 impl<T: AtomicValue, S: Scope> Atomic<T, S> {
     const_fn! {
     /// A new atomic holding `value`.

@@ -51,6 +51,13 @@ unsafe impl<T, S: Scope> Sync for AtomicPtr<T, S> {}
 // SAFETY: as above: moving the atomic moves a pointer value.
 unsafe impl<T, S: Scope> Send for AtomicPtr<T, S> {}
 
+/// `Debug` as core's `AtomicPtr`: the pointer, read with a `Relaxed` load (never dereferenced).
+impl<T, S: Scope> core::fmt::Debug for AtomicPtr<T, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(&self.load(Ordering::Relaxed), f)
+    }
+}
+
 impl<T, S: Scope> AtomicPtr<T, S> {
     const_fn! {
     /// A new atomic holding `p`.

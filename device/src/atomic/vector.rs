@@ -195,6 +195,13 @@ macro_rules! vector_common {
         // lane). (`Send` is the field's: the lanes are plain floats.)
         unsafe impl<S: Scope> Sync for $name<S> {}
 
+        /// The lanes, each read with its own `Relaxed` load (not one snapshot of the vector).
+        impl<S: Scope> core::fmt::Debug for $name<S> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                core::fmt::Debug::fmt(self.lanes(), f)
+            }
+        }
+
         impl<S: Scope> $name<S> {
             /// New lanes holding `value` (a `static` is in global memory, which these need).
             #[inline(always)]
