@@ -5,6 +5,7 @@ use std::path::PathBuf;
 /// Why a PTX build did not happen, in words that say what to do. `Debug` prints the same text
 /// as `Display`, so `fn main() -> Result<(), ptx_sync_build::Error>` in a build script shows
 /// the message, not a struct dump.
+#[non_exhaustive]
 pub enum Error {
     /// No `Cargo.toml` in the kernel crate's directory.
     CrateNotFound(PathBuf),

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 /// What went wrong, in words that say what to do about it.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Error {
     /// No usable CUDA driver: `libcuda.so` is missing or `cuInit` failed.
     NoDriver(String),
