@@ -83,8 +83,24 @@ impl ClusterConfig {
     }
 
     /// Checks what needs no GPU: no zero dimension, each grid dimension a multiple of the
-    /// cluster's. `Err` says what is wrong.
-    pub fn check_shape(&self) -> std::result::Result<(), String> {
+    /// cluster's. `Err` is [`Error::ClusterShape`], which says what is wrong.
+    ///
+    /// ```
+    /// use ptx_sync_host::{ClusterConfig, Error};
+    /// assert!(ClusterConfig::linear(16, 4, 128, 0).check_shape().is_ok());
+    /// let mut c = ClusterConfig::linear(16, 4, 128, 0);
+    /// c.grid_dim.0 = 66; // not a whole number of clusters of 4
+    /// assert!(matches!(c.check_shape(), Err(Error::ClusterShape { .. })));
+    /// ```
+    pub fn check_shape(&self) -> Result<()> {
+        match self.shape_problem() {
+            Some(why) => Err(Error::ClusterShape { config: *self, why }),
+            None => Ok(()),
+        }
+    }
+
+    /// What [`check_shape`](Self::check_shape) refuses, in words.
+    fn shape_problem(&self) -> Option<String> {
         let dims = [
             ("grid", self.grid_dim),
             ("block", self.block_dim),
@@ -92,17 +108,20 @@ impl ClusterConfig {
         ];
         for (what, (x, y, z)) in dims {
             if x == 0 || y == 0 || z == 0 {
-                return Err(format!("the {what} dimension ({x}, {y}, {z}) has a zero"));
+                return Some(format!(
+                    "the {what} dimension ({x}, {y}, {z}) has a zero: every dimension must be at least 1"
+                ));
             }
         }
         let (g, c) = (self.grid_dim, self.cluster_dim);
         if g.0 % c.0 != 0 || g.1 % c.1 != 0 || g.2 % c.2 != 0 {
-            return Err(format!(
-                "the grid ({}, {}, {}) is not a whole number of clusters ({}, {}, {})",
+            return Some(format!(
+                "the grid ({}, {}, {}) is not a whole number of clusters ({}, {}, {}): make each \
+                 grid dimension a multiple of the cluster's",
                 g.0, g.1, g.2, c.0, c.1, c.2
             ));
         }
-        Ok(())
+        None
     }
 }
 
@@ -142,7 +161,9 @@ impl Device {
             config: *cfg,
             why,
         };
-        cfg.check_shape().map_err(bad)?;
+        if let Some(why) = cfg.shape_problem() {
+            return Err(bad(why));
+        }
         let supported =
             self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)?;
         if supported == 0 {
@@ -236,14 +257,23 @@ mod tests {
         c.grid_dim.0 = 66;
         let e = c.check_shape().unwrap_err();
         assert!(
+            matches!(e, Error::ClusterShape { config, .. } if config == c),
+            "{e:?}"
+        );
+        let e = e.to_string();
+        assert!(
             e.contains("(66, 1, 1) is not a whole number of clusters (4, 1, 1)"),
             "{e}"
         );
         let e = ClusterConfig::linear(4, 0, 128, 0)
             .check_shape()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("dimension"), "{e}");
-        let e = ClusterConfig::linear(4, 2, 0, 0).check_shape().unwrap_err();
+        let e = ClusterConfig::linear(4, 2, 0, 0)
+            .check_shape()
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("block dimension"), "{e}");
     }
 

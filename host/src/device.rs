@@ -10,12 +10,19 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Whether a CUDA driver can be used here; `Err` says why not: no `libcuda.so`, one that lacks
-/// entry points this crate calls (not NVIDIA's driver), the CUDA toolkit's stub library, or a
-/// failed `cuInit`. Never panics (cudarc's dynamic loader panics on a missing library or
-/// symbol, so both are checked first).
-pub fn driver_available() -> std::result::Result<(), String> {
-    crate::loader::init()
+/// Whether a CUDA driver can be used here; `Err` is always [`Error::NoDriver`], whose reason
+/// says why not: no `libcuda.so`, one that lacks entry points this crate calls (not NVIDIA's driver),
+/// the CUDA toolkit's stub library, or a failed `cuInit`. Never panics (cudarc's dynamic
+/// loader panics on a missing library or symbol, so both are checked first).
+///
+/// ```
+/// use ptx_sync_host::{driver_available, Error};
+/// if let Err(Error::NoDriver(why)) = driver_available() {
+///     println!("skipped: no CUDA driver ({why})"); // libcuda.so could not be loaded ...
+/// }
+/// ```
+pub fn driver_available() -> Result<()> {
+    crate::loader::init().map_err(Error::NoDriver)
 }
 
 /// One GPU: its context and the stream everything here launches and copies on.
@@ -626,8 +633,17 @@ impl Kernel {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Why there is no driver, if there is none (the only error `driver_available` returns).
+    pub(crate) fn no_driver_reason() -> Option<String> {
+        match driver_available() {
+            Ok(()) => None,
+            Err(Error::NoDriver(why)) => Some(why),
+            Err(e) => panic!("driver_available: expected NoDriver, got {e}"),
+        }
+    }
 
     #[test]
     fn driver_check_never_panics() {
@@ -641,7 +657,7 @@ mod tests {
     /// errors naming the ordinal or the file.
     #[test]
     fn no_driver_is_an_error_not_a_panic() {
-        if let Err(why) = driver_available() {
+        if let Some(why) = no_driver_reason() {
             assert!(
                 why.starts_with("libcuda.so could not be loaded")
                     || why.contains("is not a usable NVIDIA driver")

@@ -90,6 +90,15 @@ pub enum Error {
         /// What is wrong with it.
         why: String,
     },
+    /// A cluster launch whose shape is wrong before any GPU is asked
+    /// ([`ClusterConfig::check_shape`](crate::ClusterConfig::check_shape)): a zero dimension, or
+    /// a grid that is not a whole number of clusters; `why` says which.
+    ClusterShape {
+        /// The launch asked for.
+        config: crate::ClusterConfig,
+        /// What is wrong with it, and what to change.
+        why: String,
+    },
     /// A request for zero elements or zero threads.
     Empty(&'static str),
     /// A buffer of `len` elements of `elem_bytes` bytes each would span more than `isize::MAX`
@@ -304,6 +313,11 @@ impl fmt::Display for Error {
                 c.grid_dim.0, c.grid_dim.1, c.grid_dim.2, c.cluster_dim.0, c.cluster_dim.1, c.cluster_dim.2,
                 // In u128: the product of three u32s cannot overflow it.
                 counted(c.block_dim.0 as u128 * c.block_dim.1 as u128 * c.block_dim.2 as u128, "thread")
+            ),
+            Error::ClusterShape { config: c, why } => write!(
+                f,
+                "cluster launch with grid ({}, {}, {}), clusters of ({}, {}, {}): {why}",
+                c.grid_dim.0, c.grid_dim.1, c.grid_dim.2, c.cluster_dim.0, c.cluster_dim.1, c.cluster_dim.2
             ),
             Error::Empty(what) => write!(f, "{what} must not be zero"),
             Error::TooLarge { what, len, elem_bytes } => {

@@ -416,7 +416,10 @@ mod tests {
         let Some(empty) = run_child_with("empty", "int ptx_sync_not_a_driver;\n") else {
             return;
         };
-        expect(&empty, &format!("driver_available: Err({none:?})"));
+        expect(
+            &empty,
+            &format!("driver_available: Err(NoDriver({none:?}))"),
+        );
         expect(&empty, &format!("open: no CUDA driver: {none}"));
         expect(&empty, &format!("count: no CUDA driver: {none}"));
 
@@ -431,7 +434,10 @@ mod tests {
             n - 1,
             n - 6
         );
-        expect(&only_init, &format!("driver_available: Err({some:?})"));
+        expect(
+            &only_init,
+            &format!("driver_available: Err(NoDriver({some:?}))"),
+        );
         expect(&only_init, &format!("open: no CUDA driver: {some}"));
 
         // Every entry point, each answering CUDA_ERROR_STUB_LIBRARY (34), as the toolkit's
@@ -443,7 +449,7 @@ mod tests {
         let stub = run_child_with("stub", &stub).unwrap();
         // The stub's cuGetErrorString fails too, so the code comes without the driver's text.
         let why = format!("cuInit failed: CUDA_ERROR_STUB_LIBRARY: {STUB_HINT}");
-        expect(&stub, &format!("driver_available: Err({why:?})"));
+        expect(&stub, &format!("driver_available: Err(NoDriver({why:?}))"));
         expect(&stub, &format!("open: no CUDA driver: {why}"));
         expect(&stub, &format!("count: no CUDA driver: {why}"));
         assert_eq!(checks, 8);

@@ -153,7 +153,7 @@ fn exits(world: &World) -> Result<()> {
 /// Why this machine cannot run these, if it cannot.
 fn skip() -> Option<String> {
     if let Err(why) = ptx_sync_host::driver_available() {
-        return Some(why);
+        return Some(why.to_string());
     }
     match Device::count() {
         Ok(n) if n >= 2 => {}

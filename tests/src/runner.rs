@@ -443,7 +443,7 @@ pub fn run_all(opts: &Options) -> i32 {
         );
         return 1;
     }
-    if let Err(why) = ptx_sync_host::driver_available() {
+    if let Err(ptx_sync_host::Error::NoDriver(why)) = ptx_sync_host::driver_available() {
         println!("no CUDA driver found: {why}");
         return 2;
     }

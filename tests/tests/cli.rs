@@ -72,7 +72,7 @@ fn ptx_dir_from_the_environment() {
 
 #[test]
 fn no_driver_exits_2() {
-    let Err(why) = ptx_sync_host::driver_available() else {
+    let Err(ptx_sync_host::Error::NoDriver(why)) = ptx_sync_host::driver_available() else {
         return; // a GPU machine: gpu_suite covers the real run
     };
     let dir = fake_ptx_dir("nodriver");

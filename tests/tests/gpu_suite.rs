@@ -5,7 +5,7 @@
 use std::process::{exit, Command};
 
 fn main() {
-    if let Err(why) = ptx_sync_host::driver_available() {
+    if let Err(ptx_sync_host::Error::NoDriver(why)) = ptx_sync_host::driver_available() {
         println!("gpu suite: skipped: no CUDA driver ({why})");
         return;
     }

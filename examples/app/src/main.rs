@@ -53,7 +53,7 @@ const EXAMPLES: [(&str, Example); 4] = [
 ];
 
 fn main() -> ExitCode {
-    if let Err(why) = ptx_sync_host::driver_available() {
+    if let Err(ptx_sync_host::Error::NoDriver(why)) = ptx_sync_host::driver_available() {
         println!("examples: skipped: no CUDA driver ({why})");
         return ExitCode::from(2);
     }

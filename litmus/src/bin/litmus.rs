@@ -186,7 +186,7 @@ fn run(o: Options) -> Result<bool> {
         }
         return Ok(true);
     }
-    if let Err(why) = ptx_sync_host::driver_available() {
+    if let Err(ptx_sync_host::Error::NoDriver(why)) = ptx_sync_host::driver_available() {
         eprintln!("litmus: skipped: no CUDA driver ({why})");
         exit(2);
     }
