@@ -107,7 +107,7 @@ fn main() {
         }
     };
     let module = gpu
-        .load_ptx(&args.ptx_dir.join("ptx_sync_bench_kernels.ptx"))
+        .load_ptx(args.ptx_dir.join("ptx_sync_bench_kernels.ptx"))
         .unwrap_or_else(|e| {
             eprintln!("bench-gpu: {e}");
             exit(1)

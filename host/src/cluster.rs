@@ -8,7 +8,7 @@
 //! use ptx_sync_host::{launch, ClusterConfig, Device};
 //! # fn main() -> Result<(), ptx_sync_host::Error> {
 //! let gpu = Device::open(0)?;
-//! let kernels = gpu.load_ptx("ptx/my_kernels.ptx".as_ref())?;
+//! let kernels = gpu.load_ptx("ptx/my_kernels.ptx")?;
 //! let k = kernels.kernel("cluster_kernel")?;
 //! let out = gpu.zeros::<u32>(64)?;
 //! // 16 clusters of 4 blocks, 128 threads a block, 1 KiB of dynamic shared memory each.

@@ -207,7 +207,8 @@ impl Device {
     /// it is not UTF-8 text (or a directory), both before touching the driver; then as
     /// [`load_ptx_str`](Self::load_ptx_str). Any path works, UTF-8 or not. The module's
     /// [name](Module::name) (what errors say) is the path.
-    pub fn load_ptx(&self, path: &Path) -> Result<Module> {
+    pub fn load_ptx(&self, path: impl AsRef<Path>) -> Result<Module> {
+        let path = path.as_ref();
         self.usable()?;
         let text = crate::ptx::read_ptx(path)?;
         self.load_ptx_str(&path.display().to_string(), &text)
@@ -519,7 +520,7 @@ impl Module {
     /// # fn main() -> Result<(), ptx_sync_host::Error> {
     /// // Kernel crate: #[unsafe(no_mangle)] static COUNTER: Atomic<u32, Gpu> = Atomic::new(0);
     /// let gpu = ptx_sync_host::Device::open(0)?;
-    /// let module = gpu.load_ptx("ptx/my_kernels.ptx".as_ref())?;
+    /// let module = gpu.load_ptx("ptx/my_kernels.ptx")?;
     /// module.write_global(&gpu, "COUNTER", &0u32)?;
     /// // ... launch kernels that count ...
     /// gpu.wait(std::time::Duration::from_secs(10))?;

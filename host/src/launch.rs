@@ -182,7 +182,7 @@ enum Kind {
 /// use ptx_sync_host::{cudarc::driver::PushKernelArg, launch_config, ClusterConfig, Device};
 /// # fn main() -> Result<(), ptx_sync_host::Error> {
 /// let gpu = Device::open(0)?;
-/// let kernels = gpu.load_ptx("ptx/my_kernels.ptx".as_ref())?;
+/// let kernels = gpu.load_ptx("ptx/my_kernels.ptx")?;
 /// let out = gpu.zeros::<u32>(1024)?;
 /// // Plain: fill(out: *mut u32, n: u32), 4 blocks of 256 threads, no dynamic shared memory.
 /// let fill = kernels.kernel("fill")?;
@@ -548,7 +548,7 @@ unsafe impl<'a, 'b: 'a, 'c: 'b, T> PushKernelArg<&'b mut CudaViewMut<'c, T>> for
 /// use ptx_sync_host::{launch, ClusterConfig, Device};
 /// # fn main() -> Result<(), ptx_sync_host::Error> {
 /// let gpu = Device::open(0)?;
-/// let module = gpu.load_ptx("ptx/my_kernels.ptx".as_ref())?;
+/// let module = gpu.load_ptx("ptx/my_kernels.ptx")?;
 /// let (out, n) = (gpu.zeros::<u32>(1000)?, 1000u32);
 /// // Plain, by name: smoke_iota(out: *mut u32, n: u32); `out` by reference, `n` by value.
 /// unsafe { launch!(module.smoke_iota<<<(n + 255) / 256, 256, 0, gpu>>>(&out, n)) }?;

@@ -22,7 +22,7 @@
 //! # fn main() -> Result<(), ptx_sync_host::Error> {
 //! let gpu = Device::open(0)?;
 //! // Or: gpu.load_ptx_str("my_kernels.ptx (embedded)", include_str!(env!("MY_KERNELS_PTX")))
-//! let kernels = gpu.load_ptx("target/ptx/sm_90/nvptx64-nvidia-cuda/release/my_kernels.ptx".as_ref())?;
+//! let kernels = gpu.load_ptx("target/ptx/sm_90/nvptx64-nvidia-cuda/release/my_kernels.ptx")?;
 //! let out = gpu.zeros::<u32>(1000)?;
 //! let n = 1000u32;
 //! // smoke_iota(out: *mut u32, n: u32): 4 blocks of 256 threads, no dynamic shared memory.

@@ -38,7 +38,7 @@ impl Ctx {
     /// A kernel of tests/kernels (the module is loaded once, on first use).
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         if self.kernels.get().is_none() {
-            let module = self.gpu.load_ptx(&self.ptx_dir.join(KERNELS_PTX))?;
+            let module = self.gpu.load_ptx(self.ptx_dir.join(KERNELS_PTX))?;
             let _ = self.kernels.set(module);
         }
         self.kernels.get().unwrap().kernel(name).map_err(Into::into)

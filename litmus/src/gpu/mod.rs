@@ -78,7 +78,7 @@ impl Suite {
     /// cooperative launch could not hold them.
     pub fn open(ptx_dir: &Path, blocks_per_sm: u32, block_threads: u32) -> Result<Suite> {
         let gpu = Device::open(0)?;
-        let module = gpu.load_ptx(&ptx_dir.join(KERNELS_PTX))?;
+        let module = gpu.load_ptx(ptx_dir.join(KERNELS_PTX))?;
         let geometry = Geometry {
             grid_blocks: blocks_per_sm * gpu.sm_count(),
             block_threads,

@@ -169,7 +169,7 @@ fn bad_ptx(ctx: &Ctx) -> Result<String> {
             _ => bad.push(format!("{what}: expected {want:?}, got {}", shown(&r))),
         }
     }
-    let module = gpu.load_ptx(&ctx.ptx_dir.join(KERNELS_PTX))?;
+    let module = gpu.load_ptx(ctx.ptx_dir.join(KERNELS_PTX))?;
     let k = module.kernel("no_such_kernel");
     if !matches!(k, Err(Error::KernelNotFound { .. })) {
         bad.push(format!(

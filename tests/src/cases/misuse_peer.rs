@@ -133,7 +133,7 @@ fn peer_out_of_bounds(ctx: &Ctx) -> Result<String> {
         ));
     }
     check_words(&buf, "GPU 1's buffer after GPU 0's fault")?;
-    let module = g1.load_ptx(&ctx.ptx_dir.join(KERNELS_PTX))?;
+    let module = g1.load_ptx(ctx.ptx_dir.join(KERNELS_PTX))?;
     let writer1 = module.kernel("misuse_fault_write")?;
     let out = g1.zeros::<u32>(1)?;
     // SAFETY: misuse_fault_write(ptr, value) to a live word of GPU 1.

@@ -185,7 +185,7 @@ fn two_devices_one_gpu(ctx: &Ctx) -> Result<String> {
 /// word, `wait(30 s)` on the suite's handle (same GPU, same stream) is `Ok`.
 fn drops_while_a_kernel_runs(ctx: &Ctx) -> Result<String> {
     let gpu = Device::open(0)?;
-    let module = gpu.load_ptx(&ctx.ptx_dir.join(KERNELS_PTX))?;
+    let module = gpu.load_ptx(ctx.ptx_dir.join(KERNELS_PTX))?;
     let spin = module.kernel("misuse_spin_until_set")?;
     let done = gpu.zeros::<u32>(1)?;
     let buf = MappedBuffer::<u32>::new(&ctx.gpu, 32)?;
@@ -217,7 +217,7 @@ fn drops_while_a_kernel_runs(ctx: &Ctx) -> Result<String> {
 /// `Error::Timeout { gpu: 0 }`, every call is `Error::Stuck` within 1 s, and the process exits
 /// promptly.
 fn forgotten_guard(ctx: &Ctx) -> Result<String> {
-    let module = ctx.gpu.load_ptx(&ctx.ptx_dir.join(KERNELS_PTX))?;
+    let module = ctx.gpu.load_ptx(ctx.ptx_dir.join(KERNELS_PTX))?;
     let spin = module.kernel("misuse_spin_until_set")?;
     let m = ctx.gpu.zeros::<u32>(mutex_words())?;
     let out = ctx.gpu.zeros::<u32>(3)?;

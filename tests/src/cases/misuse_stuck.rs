@@ -157,7 +157,7 @@ pub(crate) fn timed_drop<T>(name: &str, what: T) -> Result<Duration> {
 /// The module of tests/kernels loaded again (a handle of the case's own, so that it can be
 /// dropped) and its `misuse_spin_until_set`.
 fn own_module(ctx: &Ctx) -> Result<(Module, Kernel)> {
-    let module = ctx.gpu.load_ptx(&ctx.ptx_dir.join(KERNELS_PTX))?;
+    let module = ctx.gpu.load_ptx(ctx.ptx_dir.join(KERNELS_PTX))?;
     let spin = module.kernel("misuse_spin_until_set")?;
     Ok((module, spin))
 }
@@ -372,7 +372,7 @@ fn watchdog_bounds_every_copy(ctx: &Ctx) -> Result<String> {
     if short.watchdog() != SHORT {
         return Err(format!("set_watchdog({SHORT:?}) left {:?}", short.watchdog()).into());
     }
-    let module = short.load_ptx(&ctx.ptx_dir.join(KERNELS_PTX))?;
+    let module = short.load_ptx(ctx.ptx_dir.join(KERNELS_PTX))?;
     let spin = module.kernel("misuse_spin_until_set")?;
     let buf = MappedBuffer::<u32>::new(&ctx.gpu, 64)?;
     let dev = ctx.gpu.zeros::<u32>(1)?;
