@@ -1,23 +1,54 @@
-//! The README's first kernel is the one examples/ builds (edition 2024, through
-//! ptx-sync-build) and the GPU suite runs (`examples_app`): the README's copy must be the same
-//! text, so what a reader copies is what CI compiles.
+//! The READMEs show one flagship kernel, and it is the one examples/ builds (edition 2024,
+//! through ptx-sync-build) and the GPU suite runs (`examples_app`): README.md's and
+//! device/README.md's copies must be that text, and host/README.md's host program must be
+//! README.md's quick-start `main.rs`, so what a reader copies from any of them is the same code.
+
+use std::path::Path;
+
+fn read(root: &Path, path: &str) -> String {
+    std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The text from `start` to the end of its code block.
+fn block_from<'a>(text: &'a str, start: &str, what: &str) -> &'a str {
+    let begin = text
+        .find(start)
+        .unwrap_or_else(|| panic!("{what} has no block starting with {start:?}"));
+    let end = begin
+        + text[begin..]
+            .find("\n```")
+            .unwrap_or_else(|| panic!("{what}: unterminated code block"));
+    &text[begin..end]
+}
+
+const KERNEL_START: &str = "/// Sums `input` into `*total`";
+const MAIN_START: &str = "use ptx_sync_host::{launch, Device};";
 
 #[test]
 fn readme_kernel_is_the_examples_kernel() {
     let root = xtask::workspace_root();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let kernels = std::fs::read_to_string(root.join("examples/kernels/src/lib.rs")).unwrap();
-    let start = readme
-        .find("/// Sums `input` into `*total`")
-        .expect("README has no first kernel");
-    let end = start
-        + readme[start..]
-            .find("\n```")
-            .expect("unterminated code block");
-    let kernel = &readme[start..end];
-    assert!(kernel.contains("#[unsafe(no_mangle)]"), "{kernel}");
-    assert!(
-        kernels.contains(kernel),
-        "README's first kernel differs from examples/kernels/src/lib.rs:\n{kernel}"
+    let kernels = read(&root, "examples/kernels/src/lib.rs");
+    for path in ["README.md", "device/README.md"] {
+        let readme = read(&root, path);
+        let kernel = block_from(&readme, KERNEL_START, path);
+        assert!(kernel.contains("#[unsafe(no_mangle)]"), "{path}: {kernel}");
+        assert!(
+            kernels.contains(kernel),
+            "{path}'s kernel differs from examples/kernels/src/lib.rs:\n{kernel}"
+        );
+    }
+}
+
+#[test]
+fn host_readme_runs_the_readme_kernel() {
+    let root = xtask::workspace_root();
+    let readme = read(&root, "README.md");
+    let host = read(&root, "host/README.md");
+    let main = block_from(&readme, MAIN_START, "README.md");
+    assert!(main.contains("sum_then_publish"), "{main}");
+    assert_eq!(
+        block_from(&host, MAIN_START, "host/README.md"),
+        main,
+        "host/README.md's program differs from README.md's quick-start main.rs"
     );
 }
