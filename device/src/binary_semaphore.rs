@@ -35,8 +35,8 @@
 //!
 //! `Sys` scope: on a GPU without native host atomics (`hostNativeAtomicSupported == 0`, as on
 //! the PCIe H100 measured), a GPU RMW on a word of host memory is not atomic with respect to
-//! the host's accesses (README: host and GPU RMWs on one word at the same time lose updates),
-//! so a host store landing inside it may be overwritten. A GPU thread that exchanged first
+//! the host's accesses (DEVELOPMENT.md, Known limits: host and GPU RMWs on one word at the
+//! same time lose updates), so a host store landing inside it may be overwritten. A GPU thread that exchanged first
 //! would risk exactly that in a host/GPU ping-pong: its failing exchange writing 0 over the
 //! host's releasing 1, a lost unit and a hang. So at `Sys` scope `acquire` and `try_acquire`
 //! load first and exchange only after reading 1, as the counting algorithm does: the host has

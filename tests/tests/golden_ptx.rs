@@ -1,5 +1,5 @@
 //! Golden PTX: every public operation x order x scope x type emits exactly the instruction(s)
-//! the PTX memory model mapping says it must (README "Orders and scopes -> PTX").
+//! the PTX memory model mapping says it must (DEVELOPMENT.md, "Orders and scopes -> PTX").
 //!
 //! The kernels come from tests/golden (one per case in tests/golden/cases.rs). The expected
 //! instructions are derived here, independently of the device crate's macros, from the rules
