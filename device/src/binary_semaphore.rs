@@ -33,16 +33,16 @@
 //!   acquire. Neither operation needs more: the taker publishes nothing by taking, the
 //!   releaser reads nothing by releasing (`AcqRel` would only add a fence).
 //!
-//! `Sys` scope: on a GPU without native host atomics (`hostNativeAtomicSupported == 0`, as on
-//! the PCIe H100 measured), a GPU RMW on a word of host memory is not atomic with respect to
-//! the host's accesses (DEVELOPMENT.md, Known limits: host and GPU RMWs on one word at the
-//! same time lose updates), so a host store landing inside it may be overwritten. A GPU thread that exchanged first
-//! would risk exactly that in a host/GPU ping-pong: its failing exchange writing 0 over the
-//! host's releasing 1, a lost unit and a hang. So at `Sys` scope `acquire` and `try_acquire`
-//! load first and exchange only after reading 1, as the counting algorithm does: the host has
-//! stored its 1 and, in a protocol where one side releases and the other acquires, does not
-//! write the word again before the unit comes back (`host/src/sys.rs` lists such protocols).
-//! A `Sys` semaphore is rarely contended; the extra load costs little there.
+//! `Sys` scope: on a GPU without native host atomics (`hostNativeAtomicSupported == 0`, as on the
+//! PCIe H100 measured), a GPU RMW on a word of host memory is not atomic with respect to the host's
+//! accesses (DEVELOPMENT.md, Known limits: host and GPU RMWs on one word at the same time lose
+//! updates), so a host store landing inside it may be overwritten. A GPU thread that exchanged
+//! first would risk exactly that in a host/GPU ping-pong: its failing exchange writing 0 over the
+//! host's releasing 1, a lost unit and a hang. So at `Sys` scope `acquire` and `try_acquire` load
+//! first and exchange only after reading 1, as the counting algorithm does: the host has stored its
+//! 1 and, in a protocol where one side releases and the other acquires, does not write the word
+//! again before the unit comes back (`host/src/sys.rs` lists such protocols). A `Sys` semaphore is
+//! rarely contended; the extra load costs little there.
 //!
 //! Warp aggregation: none, deliberately. [`Mutex`](crate::Mutex) hands its lock lane to lane
 //! inside a warp (`warp::peers`, then `bar.warp.sync` turns) because a guard ties every
