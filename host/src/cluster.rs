@@ -3,33 +3,29 @@
 //! `CUDA_ERROR_INVALID_CLUSTER_SIZE`. The launch itself is [`Launch::launch_cluster`]
 //! (`cuLaunchKernelEx` with `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`), or
 //! `launch!(cluster kernel<<<cfg, gpu>>>(...))`.
-//!
-//! ```no_run
-//! use ptx_sync_host::{launch, ClusterConfig, Device};
-//! # fn main() -> Result<(), ptx_sync_host::Error> {
-//! let gpu = Device::open(0)?;
-//! let kernels = gpu.load_ptx("ptx/my_kernels.ptx")?;
-//! let k = kernels.kernel("cluster_kernel")?;
-//! let out = gpu.zeros::<u32>(64)?;
-//! // 16 clusters of 4 blocks, 128 threads a block, 1 KiB of dynamic shared memory each.
-//! let cfg = ClusterConfig::linear(16, 4, 128, 1024);
-//! let limit = unsafe { launch!(cluster k<<<cfg, gpu>>>(&out, 100u32)) }?;
-//! assert!(limit.max_cluster_blocks >= 4);
-//! gpu.wait(std::time::Duration::from_secs(10))?;
-//! # Ok(()) }
-//! ```
 
 use crate::error::counted;
 use crate::launch::raw_config;
-use crate::{Device, Error, Kernel, Launch, Result};
+use crate::{Device, Error, Kernel, Result};
 use cudarc::driver::{sys, LaunchConfig};
-
-/// The launch builder that [`Device::cluster_launch`] returns: a [`Launch`], launched with
-/// [`Launch::launch_cluster`].
-pub type ClusterLaunch<'a> = Launch<'a>;
 
 /// The geometry of a cluster launch: blocks in the grid, threads in a block, blocks in a
 /// cluster (each grid dimension a multiple of the cluster's), dynamic shared memory per block.
+///
+/// ```no_run
+/// use ptx_sync_host::{launch, ClusterConfig, Device};
+/// # fn main() -> Result<(), ptx_sync_host::Error> {
+/// let gpu = Device::open(0)?;
+/// let kernels = gpu.load_ptx("ptx/my_kernels.ptx")?;
+/// let k = kernels.kernel("cluster_kernel")?;
+/// let out = gpu.zeros::<u32>(64)?;
+/// // 16 clusters of 4 blocks, 128 threads a block, 1 KiB of dynamic shared memory each.
+/// let cfg = ClusterConfig::linear(16, 4, 128, 1024);
+/// let limit = unsafe { launch!(cluster k<<<cfg, gpu>>>(&out, 100u32)) }?;
+/// assert!(limit.max_cluster_blocks >= 4);
+/// gpu.wait(std::time::Duration::from_secs(10))?;
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClusterConfig {
     /// Blocks in the grid, per dimension.
@@ -220,12 +216,6 @@ impl Device {
             max_cluster_blocks,
             max_active_clusters: active as u32,
         })
-    }
-
-    /// The same as [`launch`](Self::launch) (kept from before [`Launch`] did every kind of
-    /// launch): push the arguments, then [`Launch::launch_cluster`].
-    pub fn cluster_launch<'a>(&'a self, kernel: &'a Kernel) -> ClusterLaunch<'a> {
-        self.launch(kernel)
     }
 }
 

@@ -176,7 +176,7 @@ impl Device {
         &self.ctx
     }
 
-    /// The stream every helper here uses ([`launch`](Self::launch) launches on it; so may
+    /// The stream every helper here uses ([`launch_builder`](Self::launch_builder) launches on it; so may
     /// cudarc's `launch_builder`).
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream

@@ -156,7 +156,7 @@ enum Kind {
     Cluster((u32, u32, u32)),
 }
 
-/// A kernel launch being built ([`Device::launch`]): push the arguments in the kernel's
+/// A kernel launch being built ([`Device::launch_builder`]): push the arguments in the kernel's
 /// parameter order with [`arg`](PushKernelArg::arg), then launch on [`Device::stream`] with
 /// `cuLaunchKernelEx`, plainly ([`launch`](Self::launch)), cooperatively
 /// ([`launch_cooperative`](Self::launch_cooperative), checked against the occupancy limit
@@ -186,17 +186,17 @@ enum Kind {
 /// let out = gpu.zeros::<u32>(1024)?;
 /// // Plain: fill(out: *mut u32, n: u32), 4 blocks of 256 threads, no dynamic shared memory.
 /// let fill = kernels.kernel("fill")?;
-/// let mut launch = gpu.launch(&fill);
+/// let mut launch = gpu.launch_builder(&fill);
 /// launch.arg(&out).arg(1024u32);
 /// unsafe { launch.launch(launch_config(4, 256, 0)) }?;
 /// // Cooperative: refused with Error::GridTooLarge if the grid cannot be resident at once.
 /// let grid_sync = kernels.kernel("grid_sync")?;
-/// let limit = unsafe { gpu.launch(&grid_sync).arg(&out).launch_cooperative(launch_config(132, 128, 0)) }?;
+/// let limit = unsafe { gpu.launch_builder(&grid_sync).arg(&out).launch_cooperative(launch_config(132, 128, 0)) }?;
 /// assert!(limit.max_blocks >= 132);
 /// // Clusters (sm_90): 16 clusters of 4 blocks of 128 threads, 1 KiB of shared memory each.
 /// let in_clusters = kernels.kernel("in_clusters")?;
 /// let cfg = ClusterConfig::linear(16, 4, 128, 1024);
-/// unsafe { gpu.launch(&in_clusters).arg(&out).arg(100u32).launch_cluster(cfg) }?;
+/// unsafe { gpu.launch_builder(&in_clusters).arg(&out).arg(100u32).launch_cluster(cfg) }?;
 /// gpu.wait(std::time::Duration::from_secs(10))?;
 /// # Ok(()) }
 /// ```
@@ -227,9 +227,11 @@ impl fmt::Debug for Launch<'_> {
 }
 
 impl Device {
-    /// A launch builder for `kernel` on [`stream`](Self::stream); see [`Launch`] and
-    /// [`launch!`](crate::launch!).
-    pub fn launch<'a>(&'a self, kernel: &'a Kernel) -> Launch<'a> {
+    /// A launch builder for `kernel` on [`stream`](Self::stream): it launches nothing until
+    /// one of [`Launch::launch`], [`launch_cooperative`](Launch::launch_cooperative) or
+    /// [`launch_cluster`](Launch::launch_cluster) is called; see [`Launch`] and
+    /// [`launch!`](crate::launch!), which does both steps.
+    pub fn launch_builder<'a>(&'a self, kernel: &'a Kernel) -> Launch<'a> {
         Launch {
             gpu: self,
             kernel,
@@ -588,17 +590,17 @@ macro_rules! launch {
     };
     // A `Kernel` value.
     (cooperative $kernel:ident <<< $grid:expr, $block:expr, $smem:expr, $gpu:ident $(. $field:ident)* >>> ( $($arg:expr),* $(,)? )) => {{
-        let mut launch = $crate::Device::launch(&$gpu $(. $field)*, &$kernel);
+        let mut launch = $crate::Device::launch_builder(&$gpu $(. $field)*, &$kernel);
         $( $crate::cudarc::driver::PushKernelArg::arg(&mut launch, $arg); )*
         $crate::Launch::launch_cooperative(&mut launch, $crate::launch_config($grid, $block, $smem))
     }};
     (cluster $kernel:ident <<< $cfg:expr, $gpu:ident $(. $field:ident)* >>> ( $($arg:expr),* $(,)? )) => {{
-        let mut launch = $crate::Device::launch(&$gpu $(. $field)*, &$kernel);
+        let mut launch = $crate::Device::launch_builder(&$gpu $(. $field)*, &$kernel);
         $( $crate::cudarc::driver::PushKernelArg::arg(&mut launch, $arg); )*
         $crate::Launch::launch_cluster(&mut launch, $cfg)
     }};
     ($kernel:ident <<< $grid:expr, $block:expr, $smem:expr, $gpu:ident $(. $field:ident)* >>> ( $($arg:expr),* $(,)? )) => {{
-        let mut launch = $crate::Device::launch(&$gpu $(. $field)*, &$kernel);
+        let mut launch = $crate::Device::launch_builder(&$gpu $(. $field)*, &$kernel);
         $( $crate::cudarc::driver::PushKernelArg::arg(&mut launch, $arg); )*
         $crate::Launch::launch(&mut launch, $crate::launch_config($grid, $block, $smem))
     }};

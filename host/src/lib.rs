@@ -2,7 +2,7 @@
 //!
 //! The host side of ptx-sync: a thin, typed layer on [cudarc] that loads the PTX the device
 //! crates build (from a file, [`Device::load_ptx`], or embedded text, [`Device::load_ptx_str`]),
-//! launches kernels with typed arguments through one path ([`Device::launch`] and the
+//! launches kernels with typed arguments through one path ([`Device::launch_builder`] and the
 //! [`launch!`] macro: plainly, cooperatively where spinning across blocks needs every block
 //! resident, or in thread-block clusters), reads and writes a module's device statics
 //! ([`Module::read_global`], [`Module::write_global`]), gives system-scope memory that the CPU
@@ -53,7 +53,7 @@ pub mod sys;
 mod test_rng;
 mod watchdog;
 
-pub use cluster::{ClusterConfig, ClusterLaunch, ClusterLimit};
+pub use cluster::{ClusterConfig, ClusterLimit};
 pub use cooperative::CoopLimit;
 pub use cudarc;
 pub use device::{driver_available, Device, Kernel, Module};

@@ -416,7 +416,7 @@ fn clean_launch() {
     };
     // Refused before the launch, without a driver call: an i32 literal for the u32 is fine
     // (4 bytes), a missing argument is not.
-    let mut short = gpu.launch(&kernel);
+    let mut short = gpu.launch_builder(&kernel);
     short.arg(&out).arg(n);
     match unsafe { short.launch(launch_config(4, 256, 0)) } {
         Err(Error::BadArguments { why, .. }) => assert_eq!(
@@ -425,7 +425,7 @@ fn clean_launch() {
         ),
         other => panic!("{other:?}"),
     }
-    let mut launch = gpu.launch(&kernel);
+    let mut launch = gpu.launch_builder(&kernel);
     launch.arg(&out).arg(n).arg_ref(&extra);
     unsafe { launch.launch(launch_config(4, 256, 0)) }.unwrap();
     gpu.wait(Duration::from_secs(10)).unwrap();

@@ -136,7 +136,7 @@ fn pe(args: &Args) -> R<()> {
         let out = gpu.zeros::<u64>(2)?;
         world.barrier_all()?;
         let k = m.kernel("nvb_pingpong")?;
-        let mut l = gpu.launch(&k);
+        let mut l = gpu.launch_builder(&k);
         l.arg(data.device_ptr())
             .arg(sig.device_ptr())
             .arg(PP)
@@ -155,7 +155,7 @@ fn pe(args: &Args) -> R<()> {
         let out = gpu.zeros::<u64>(2)?;
         world.barrier_all()?;
         let k = m.kernel("nvb_barrier_all")?;
-        let mut l = gpu.launch(&k);
+        let mut l = gpu.launch_builder(&k);
         l.arg(BAR).arg(&out);
         unsafe { l.launch_cooperative(launch_config(1, 1, 0)) }?;
         world.wait(WAIT)?;
@@ -181,7 +181,7 @@ fn pe(args: &Args) -> R<()> {
         let out = gpu.upload(&[u64::MAX, 0])?;
         world.barrier_all()?;
         let k = m.kernel("nvb_atomic_add")?;
-        let mut l = gpu.launch(&k);
+        let mut l = gpu.launch_builder(&k);
         l.arg(counter.device_ptr()).arg(ITERS).arg(&out);
         unsafe { l.launch_cooperative(launch_config(GRID, BLOCK, 0)) }?;
         world.wait(WAIT)?;
@@ -222,7 +222,7 @@ fn pe(args: &Args) -> R<()> {
                     let out = gpu.zeros::<u64>(2)?;
                     world.barrier_all()?;
                     let k = rust.kernel(kernel)?;
-                    let mut l = gpu.launch(&k);
+                    let mut l = gpu.launch_builder(&k);
                     l.arg(buf.device_ptr()).arg(BAR).arg(&out);
                     unsafe { l.launch_cooperative(launch_config(1, 1, 0)) }?;
                     world.wait(WAIT)?;
@@ -248,7 +248,7 @@ fn pe(args: &Args) -> R<()> {
     let out = gpu.zeros::<u64>(4)?;
     world.barrier_all()?;
     let k = rust.kernel("nvb_link_round_trips")?;
-    let mut l = gpu.launch(&k);
+    let mut l = gpu.launch_builder(&k);
     l.arg(trips.device_ptr()).arg(BAR).arg(0u64).arg(&out);
     unsafe { l.launch_cooperative(launch_config(1, 1, 0)) }?;
     world.wait(WAIT)?;

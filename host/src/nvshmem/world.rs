@@ -660,7 +660,7 @@ impl World {
         self.inner.rank
     }
 
-    /// This PE's GPU: launch kernels through it ([`Device::launch`], [`launch!`](crate::launch!);
+    /// This PE's GPU: launch kernels through it ([`Device::launch_builder`], [`launch!`](crate::launch!);
     /// kernels that synchronize across PEs cooperatively, so that every block is resident, as
     /// `nvshmemx_collective_launch` does), copy with it.
     pub fn gpu(&self) -> &Device {

@@ -1,5 +1,5 @@
 //! Kernels of the cluster tests (tests/src/cases/cluster.rs), sm_90 only: launched with
-//! thread-block clusters (ptx_sync_host's `cluster_launch`), they exchange shared memory
+//! thread-block clusters (ptx_sync_host's `Launch::launch_cluster`), they exchange shared memory
 //! between the blocks of a cluster through the cluster barrier and distributed shared memory,
 //! and contend on `Atomic<u32, Cluster>` counters.
 #![cfg(target_feature = "sm_90")]

@@ -1,11 +1,11 @@
 //! Thread-block clusters (sm_90): launched with `cuLaunchKernelEx` and a cluster dimension
-//! (ptx_sync_host's `cluster_launch`), the kernels (tests/kernels/src/cluster.rs) exchange
+//! (ptx_sync_host's `Launch::launch_cluster`), the kernels (tests/kernels/src/cluster.rs) exchange
 //! shared memory between the blocks of each cluster through `cluster::sync()` and `mapa`, and
 //! contend on one `Atomic<u32, Cluster>` per cluster. Every read and every count is checked.
 
 use crate::{clusters_or_skip, Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::PushKernelArg;
-use ptx_sync_host::{ClusterConfig, ClusterLaunch, ClusterLimit, Kernel};
+use ptx_sync_host::{ClusterConfig, ClusterLimit, Kernel, Launch};
 use ptx_sync_testkit::Result;
 use std::time::{Duration, Instant};
 
@@ -17,9 +17,9 @@ fn run<'a>(
     ctx: &'a Ctx,
     kernel: &'a Kernel,
     cfg: ClusterConfig,
-    push: impl FnOnce(&mut ClusterLaunch<'a>),
+    push: impl FnOnce(&mut Launch<'a>),
 ) -> Result<(ClusterLimit, Duration)> {
-    let mut launch = ctx.gpu.cluster_launch(kernel);
+    let mut launch = ctx.gpu.launch_builder(kernel);
     push(&mut launch);
     let start = Instant::now();
     let limit = clusters_or_skip(unsafe { launch.launch_cluster(cfg) })?;

@@ -91,7 +91,7 @@ fn ptx_str_plain_launch(ctx: &Ctx) -> Result<String> {
     })?;
 
     // Debug says what each thing is.
-    let launch_debug = format!("{:?}", gpu.launch(&kernel));
+    let launch_debug = format!("{:?}", gpu.launch_builder(&kernel));
     let debug = [
         (format!("{gpu:?}"), vec![gpu.name(), "sm_".to_string()]),
         (format!("{module:?}"), vec![EMBEDDED.to_string()]),

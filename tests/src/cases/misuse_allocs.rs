@@ -115,7 +115,7 @@ fn still_works(ctx: &Ctx) -> Result<()> {
     // SAFETY: misuse_fault_write(ptr, value) to a live one-word buffer.
     unsafe {
         ctx.gpu
-            .launch(&writer)
+            .launch_builder(&writer)
             .arg(&out)
             .arg(42u32)
             .launch(one_thread())
@@ -289,7 +289,12 @@ fn bad_ptx_files_names_and_ordinals(ctx: &Ctx) -> Result<String> {
     let out = gpu.zeros::<u32>(1)?;
     let writer = module.kernel("misuse_fault_write")?;
     // SAFETY: misuse_fault_write(ptr, value) to a live one-word buffer.
-    unsafe { gpu.launch(&writer).arg(&out).arg(9u32).launch(one_thread()) }?;
+    unsafe {
+        gpu.launch_builder(&writer)
+            .arg(&out)
+            .arg(9u32)
+            .launch(one_thread())
+    }?;
     gpu.wait(TIMEOUT)?;
     if gpu.download(&out)? != [9] {
         bad.push("the kernel of the module at a non-UTF-8 path did not write its word".into());

@@ -60,7 +60,7 @@ fn fault(ctx: &Ctx, fault: Fault, code: CUresult) -> Result<String> {
     let launch_control = |gpu: &Device| -> ptx_sync_host::Result<()> {
         // SAFETY: misuse_fault_write(ptr, value) to a live one-word buffer.
         unsafe {
-            gpu.launch(&writer)
+            gpu.launch_builder(&writer)
                 .arg(&done)
                 .arg(1u32)
                 .launch(one_thread())
@@ -75,12 +75,20 @@ fn fault(ctx: &Ctx, fault: Fault, code: CUresult) -> Result<String> {
         Fault::Kernel(name) => {
             let k = ctx.kernel(name)?;
             // SAFETY: (control: u32, done: *mut u32).
-            unsafe { gpu.launch(&k).arg(0u32).arg(&done).launch(one_thread()) }?;
+            unsafe {
+                gpu.launch_builder(&k)
+                    .arg(0u32)
+                    .arg(&done)
+                    .launch(one_thread())
+            }?;
         }
         // SAFETY: the kernel takes (ptr, value); the bad address is the point.
-        Fault::Write(addr) => {
-            unsafe { gpu.launch(&writer).arg(addr).arg(7u32).launch(one_thread()) }?
-        }
+        Fault::Write(addr) => unsafe {
+            gpu.launch_builder(&writer)
+                .arg(addr)
+                .arg(7u32)
+                .launch(one_thread())
+        }?,
     }
     let r = gpu.wait(TIMEOUT);
     if !is_code(&r, code) {

@@ -47,7 +47,7 @@ fn good_launch(ctx: &Ctx, writer: &Kernel, done: &CudaSlice<u32>, tag: u32) -> R
     // SAFETY: misuse_fault_write(ptr, value) to a live one-word buffer.
     unsafe {
         ctx.gpu
-            .launch(writer)
+            .launch_builder(writer)
             .arg(done)
             .arg(tag)
             .launch(one_thread())
@@ -78,7 +78,13 @@ fn bad_launches(ctx: &Ctx) -> Result<String> {
     let words = ctx.gpu.zeros::<u32>(4)?;
     let plain = |cfg: LaunchConfig| -> ptx_sync_host::Result<()> {
         // SAFETY: misuse_fault_write(ptr, value) to a live buffer; refused before running.
-        unsafe { ctx.gpu.launch(&writer).arg(&done).arg(1u32).launch(cfg) }
+        unsafe {
+            ctx.gpu
+                .launch_builder(&writer)
+                .arg(&done)
+                .arg(1u32)
+                .launch(cfg)
+        }
     };
     let coop_limit = ctx.gpu.cooperative_limit(&grid_rounds, 256, 0)?;
     type Call<'a> = Box<dyn Fn() -> ptx_sync_host::Result<()> + 'a>;
@@ -114,7 +120,7 @@ fn bad_launches(ctx: &Ctx) -> Result<String> {
             Box::new(|| {
                 unsafe {
                     ctx.gpu
-                        .launch(&grid_rounds)
+                        .launch_builder(&grid_rounds)
                         .arg(&words)
                         .arg(&words)
                         .arg(0u32)
@@ -128,7 +134,12 @@ fn bad_launches(ctx: &Ctx) -> Result<String> {
         (
             "one argument of two",
             // SAFETY: refused before the launch (too few arguments).
-            Box::new(|| unsafe { ctx.gpu.launch(&writer).arg(&done).launch(one_thread()) }),
+            Box::new(|| unsafe {
+                ctx.gpu
+                    .launch_builder(&writer)
+                    .arg(&done)
+                    .launch(one_thread())
+            }),
             Want::BadArguments,
         ),
         (
@@ -136,7 +147,7 @@ fn bad_launches(ctx: &Ctx) -> Result<String> {
             // SAFETY: refused before the launch (too many arguments).
             Box::new(|| unsafe {
                 ctx.gpu
-                    .launch(&writer)
+                    .launch_builder(&writer)
                     .arg(&done)
                     .arg(1u32)
                     .arg(2u32)
@@ -149,7 +160,7 @@ fn bad_launches(ctx: &Ctx) -> Result<String> {
             // SAFETY: refused before the launch (argument 1 is 8 bytes, not 4).
             Box::new(|| unsafe {
                 ctx.gpu
-                    .launch(&writer)
+                    .launch_builder(&writer)
                     .arg(&done)
                     .arg(1u64)
                     .launch(one_thread())
@@ -202,7 +213,7 @@ fn bad_launches(ctx: &Ctx) -> Result<String> {
     let cluster_launch = move |cfg: ClusterConfig| {
         unsafe {
             ctx.gpu
-                .launch(cluster)
+                .launch_builder(cluster)
                 .arg(words)
                 .arg(0u32)
                 .launch_cluster(cfg)

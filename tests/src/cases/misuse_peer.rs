@@ -100,7 +100,7 @@ fn peer_out_of_bounds(ctx: &Ctx) -> Result<String> {
     let last_but_one = ptr + 4 * (LEN as u64 - 2);
     // SAFETY: misuse_fault_write(ptr, value) to word 1022 of the peer buffer, which outlives it.
     unsafe {
-        g0.launch(&writer)
+        g0.launch_builder(&writer)
             .arg(last_but_one)
             .arg(6u32)
             .launch(one_thread())
@@ -110,7 +110,12 @@ fn peer_out_of_bounds(ctx: &Ctx) -> Result<String> {
     check_words(&buf, "after the host's and GPU 0's writes")?;
     let far = ptr.wrapping_add(FAR);
     // SAFETY: the kernel takes (ptr, value); the address past the buffer is the point.
-    unsafe { g0.launch(&writer).arg(far).arg(7u32).launch(one_thread()) }?;
+    unsafe {
+        g0.launch_builder(&writer)
+            .arg(far)
+            .arg(7u32)
+            .launch(one_thread())
+    }?;
     let r = g0.wait(TIMEOUT);
     if !is_code(&r, CUresult::CUDA_ERROR_ILLEGAL_ADDRESS) {
         return Err(format!(
@@ -138,7 +143,7 @@ fn peer_out_of_bounds(ctx: &Ctx) -> Result<String> {
     let out = g1.zeros::<u32>(1)?;
     // SAFETY: misuse_fault_write(ptr, value) to a live word of GPU 1.
     unsafe {
-        g1.launch(&writer1)
+        g1.launch_builder(&writer1)
             .arg(&out)
             .arg(11u32)
             .launch(one_thread())

@@ -30,7 +30,7 @@ fn try_lock_storm(ctx: &Ctx) -> Result<String> {
     // SAFETY: misuse_try_lock_storm(m, successes, iters) over live buffers.
     unsafe {
         ctx.gpu
-            .launch(&kernel)
+            .launch_builder(&kernel)
             .arg(&m)
             .arg(&won)
             .arg(iters)
@@ -65,7 +65,7 @@ fn try_acquire_storm(ctx: &Ctx) -> Result<String> {
     // SAFETY: misuse_try_acquire_storm(sem, counter, successes, iters) over live buffers.
     unsafe {
         ctx.gpu
-            .launch(&kernel)
+            .launch_builder(&kernel)
             .arg(&sem)
             .arg(&counter)
             .arg(&won)
@@ -106,8 +106,13 @@ fn many_host_threads(ctx: &Ctx) -> Result<String> {
                     for r in 0..100u32 {
                         let v = t * 1000 + r;
                         // SAFETY: misuse_fault_write(ptr, value) to this thread's word.
-                        unsafe { gpu.launch(writer).arg(&out).arg(v).launch(one_thread()) }
-                            .map_err(|e| format!("thread {t} round {r}: {e}"))?;
+                        unsafe {
+                            gpu.launch_builder(writer)
+                                .arg(&out)
+                                .arg(v)
+                                .launch(one_thread())
+                        }
+                        .map_err(|e| format!("thread {t} round {r}: {e}"))?;
                         let got = gpu.download(&out).map_err(|e| e.to_string())?;
                         if got != [v] {
                             return Err(format!("thread {t} round {r}: {got:?}, expected [{v}]"));
@@ -163,7 +168,7 @@ fn two_devices_one_gpu(ctx: &Ctx) -> Result<String> {
     // SAFETY: misuse_fault_write(ptr, value) to a live word.
     unsafe {
         second
-            .launch(&writer)
+            .launch_builder(&writer)
             .arg(&out)
             .arg(77u32)
             .launch(one_thread())
@@ -191,7 +196,12 @@ fn drops_while_a_kernel_runs(ctx: &Ctx) -> Result<String> {
     let buf = MappedBuffer::<u32>::new(&ctx.gpu, 32)?;
     // SAFETY: (word, done): a mapped word that outlives the kernel, and a device word whose
     // free is ordered after the kernel on the stream.
-    unsafe { gpu.launch(&spin).arg(&buf).arg(&done).launch(one_thread()) }?;
+    unsafe {
+        gpu.launch_builder(&spin)
+            .arg(&buf)
+            .arg(&done)
+            .launch(one_thread())
+    }?;
     let took = [
         ("kernel", timed_drop("the kernel", spin)?),
         ("module", timed_drop("the module", module)?),
@@ -229,7 +239,7 @@ fn forgotten_guard(ctx: &Ctx) -> Result<String> {
     // SAFETY: (mutex, out) over live buffers, for each of the three kernels.
     unsafe {
         ctx.gpu
-            .launch(&forget)
+            .launch_builder(&forget)
             .arg(&m)
             .arg(&out)
             .launch(one_thread())
@@ -238,7 +248,7 @@ fn forgotten_guard(ctx: &Ctx) -> Result<String> {
     let out1 = ctx.gpu.zeros::<u32>(1)?;
     unsafe {
         ctx.gpu
-            .launch(&try_once)
+            .launch_builder(&try_once)
             .arg(&m)
             .arg(&out1)
             .launch(one_thread())
@@ -254,7 +264,7 @@ fn forgotten_guard(ctx: &Ctx) -> Result<String> {
     let out2 = ctx.gpu.zeros::<u32>(1)?;
     unsafe {
         ctx.gpu
-            .launch(&lock_once)
+            .launch_builder(&lock_once)
             .arg(&m)
             .arg(&out2)
             .launch(one_thread())

@@ -55,7 +55,7 @@ fn two_streams_eager(ctx: &Ctx) -> Result<String> {
     // SAFETY: the kernel takes two u32 pointers into the mapped buffer, which outlives it.
     unsafe {
         ctx.gpu
-            .launch(&consumer)
+            .launch_builder(&consumer)
             .arg(flag)
             .arg(done)
             .launch(one_thread())
@@ -71,7 +71,12 @@ fn two_streams_eager(ctx: &Ctx) -> Result<String> {
         .into());
     }
     // SAFETY: the kernel takes one u32 pointer into the mapped buffer.
-    unsafe { second.launch(&producer).arg(flag).launch(one_thread()) }?;
+    unsafe {
+        second
+            .launch_builder(&producer)
+            .arg(flag)
+            .launch(one_thread())
+    }?;
     second
         .wait(MEET)
         .map_err(|e| format!("the producer on the second stream: {e}"))?;

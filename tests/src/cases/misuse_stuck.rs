@@ -27,7 +27,12 @@ const GLOBAL: &str = "HOST_API_COUNTER";
 /// `word` and `done` are device addresses of `u32`s that outlive the kernel.
 pub(crate) unsafe fn launch_spin(gpu: &Device, spin: &Kernel, word: u64, done: u64) -> Result<()> {
     // SAFETY: the kernel takes two u32 pointers; the caller's contract.
-    unsafe { gpu.launch(spin).arg(word).arg(done).launch(one_thread()) }?;
+    unsafe {
+        gpu.launch_builder(spin)
+            .arg(word)
+            .arg(done)
+            .launch(one_thread())
+    }?;
     Ok(())
 }
 
@@ -116,7 +121,12 @@ pub(crate) fn every_call_is_stuck(
         "launch",
         stuck_call(&mut bad, "launch", || {
             // SAFETY: the kernel takes two u32 pointers; `buf` outlives the launch.
-            unsafe { gpu.launch(spin).arg(buf).arg(buf).launch(one_thread()) }
+            unsafe {
+                gpu.launch_builder(spin)
+                    .arg(buf)
+                    .arg(buf)
+                    .launch(one_thread())
+            }
         }),
     );
     t(
@@ -196,7 +206,7 @@ fn stuck_gpu_refuses_every_call(ctx: &Ctx) -> Result<String> {
     // SAFETY: the kernel takes two u32 pointers; both buffers outlive it (leaked when stuck).
     unsafe {
         ctx.gpu
-            .launch(&spin)
+            .launch_builder(&spin)
             .arg(&word)
             .arg(&done)
             .launch(one_thread())
@@ -242,7 +252,7 @@ fn stuck_gpu_recovers_when_the_kernel_ends(ctx: &Ctx) -> Result<String> {
     // SAFETY: as above, device buffers this time.
     unsafe {
         ctx.gpu
-            .launch(&spin)
+            .launch_builder(&spin)
             .arg(&set)
             .arg(&done2)
             .launch(one_thread())
@@ -278,7 +288,7 @@ fn grid_barrier_in_a_plain_launch(ctx: &Ctx) -> Result<String> {
     // SAFETY: host_api_grid_rounds(bar, counts, rounds, errors) with one round.
     unsafe {
         ctx.gpu
-            .launch(&grid)
+            .launch_builder(&grid)
             .arg(&bar)
             .arg(&counts)
             .arg(1u32)
@@ -314,7 +324,12 @@ fn copy_times_out(
     words[32].store(0, Release);
     let (word, done) = (buf.device_ptr(), buf.device_ptr() + 128);
     // SAFETY: two u32 pointers into the mapped buffer, which outlives the kernel.
-    unsafe { gpu.launch(spin).arg(word).arg(done).launch(one_thread()) }?;
+    unsafe {
+        gpu.launch_builder(spin)
+            .arg(word)
+            .arg(done)
+            .launch(one_thread())
+    }?;
     let start = Instant::now();
     let r = call();
     let took = start.elapsed();

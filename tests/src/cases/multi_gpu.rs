@@ -239,7 +239,7 @@ fn run(two: &Two, shared: Shared, halves: &[Half]) -> Result<(Duration, Shared)>
             gpu.context().bind_to_thread()?;
             let kernel = two.kernels[h.g].kernel(h.name)?;
             let ptr = shared.ptr(gpu)?;
-            let mut l = gpu.launch(&kernel);
+            let mut l = gpu.launch_builder(&kernel);
             l.arg(ptr);
             for &s in &h.scalars {
                 l.arg(s);

@@ -386,7 +386,7 @@ fn run(
 ) -> Result<()> {
     let k = module.kernel(kernel)?;
     let gpu = world.gpu();
-    let mut l = gpu.launch(&k);
+    let mut l = gpu.launch_builder(&k);
     for a in args {
         match *a {
             Arg::U64(v) => l.arg(v),
@@ -619,7 +619,7 @@ pub fn run_pe(name: &str, ptx_dir: &Path) -> Result<String> {
                 std::process::exit(0);
             }
             let k = module.kernel("nv_wait_forever")?;
-            let mut l = gpu.launch(&k);
+            let mut l = gpu.launch_builder(&k);
             l.arg(sig.device_ptr());
             unsafe { l.launch_cooperative(launch_config(1, 1, 0)) }?;
             let outcome = match world.wait(Duration::from_secs(15)) {

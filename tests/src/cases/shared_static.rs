@@ -237,7 +237,7 @@ fn cluster_totals(ctx: &Ctx) -> Result<String> {
     let clusters = 2 * ctx.gpu.sm_count() / CLUSTER;
     let cfg = ClusterConfig::linear(clusters, CLUSTER, THREADS, 0);
     let out = ctx.gpu.zeros::<u64>(clusters as usize * 6)?;
-    let mut l = ctx.gpu.cluster_launch(&kernel);
+    let mut l = ctx.gpu.launch_builder(&kernel);
     l.arg(&ITERS).arg(&out);
     clusters_or_skip(unsafe { l.launch_cluster(cfg) })?;
     ctx.gpu.wait(TIMEOUT)?;
