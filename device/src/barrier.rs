@@ -97,6 +97,12 @@
 //! arrivals stay one `atom.add`; a barrier with a completion takes the CAS path above for every
 //! arrival (the price of knowing who is last), and is `8 + size_of::<F>()` bytes, the word
 //! first.
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | [`Barrier<S, B, F>`](crate::Barrier), [`Token`]: `arrive`, `arrive_n`, `wait`, `wait_for`, `wait_until`, `wait_parity(_for/_until)`, `arrive_and_wait(_with)`, `arrive_and_drop`; [`barrier::init_word`](crate::barrier::init_word) (one `u64`, libcu++'s layout); `with_completion` ([`barrier::Completion`](crate::barrier::Completion), stored after the word) | `atom.acq_rel.S.add.u64` (arrive; the last arrival's carry flips the phase bit), `atom.relaxed.S.add.u64` (the last arrival restarts the counter), `ld.acquire.S.b64` polling; completion steps (stored or per call) and drop: `ld.acquire.S.b64`, `atom.acq_rel.S.cas.b64`; per warp `match.any.sync.b64`, `bar.warp.sync` | `cuda::barrier<Scope>`, `cuda::barrier<Scope, CompletionF>` |
 
 use crate::atomic::Atomic;
 use crate::clock::Instant;

@@ -52,6 +52,12 @@
 //! lane could not hand "its" unit to the next lane of its group, and lanes held back waiting
 //! for their turn inside the warp could wait on a release that only they can cause. libcu++
 //! does not aggregate its semaphores either. Use [`Mutex`](crate::Mutex) for a lock.
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | [`BinarySemaphore<S, B>`](crate::BinarySemaphore) (= `Semaphore<S, 1, B>`, libcu++'s own algorithm) | `atom.acquire.S.exch.b32` of 0 (acquire; `ld.relaxed` polls while taken), `st.release.S.b32` of 1 (release) | `cuda::binary_semaphore<Scope>` |
 
 use crate::atomic::Atomic;
 use crate::scope::{Gpu, Scope, ScopeKind};

@@ -1,4 +1,10 @@
 //! Block-level facts and the block barrier (GPU only).
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | `block::{sync, dynamic_shared_memory, thread_rank, rank, count, thread_x/y/z, dim_x/y/z, index_x/y/z, grid_x/y/z}` (GPU only) | `barrier.sync 0`, `cvta.shared.u64` of an `.extern .shared` array, `mov.u32` of `%tid`, `%ntid`, `%ctaid`, `%nctaid` | `__syncthreads()`, `extern __shared__`, `threadIdx`, `blockDim`, `blockIdx`, `gridDim` |
 
 // The dynamic shared memory of a launch (`shared_mem_bytes`), as one module-level symbol.
 // `.extern .shared` must be declared at module scope, which `asm!` inside a function cannot do.

@@ -12,6 +12,13 @@
 //!
 //! On sm_90 it also counts the bytes of asynchronous bulk copies (`ptx_sync::bulk`):
 //! `expect_tx`, `arrive_expect_tx`, `complete_tx` (in `block_barrier/tx.rs`).
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | `BlockBarrier`, `BlockToken` (sm_80, GPU only, shared memory); `try_wait_parity`, `wait_parity`, `wait_for`, `wait_until`, `wait_parity_for`, `wait_parity_until` | `mbarrier.init/arrive/arrive_drop/test_wait(.parity).shared.b64`; `mbarrier.try_wait(.parity)` on sm_90, timed: with the time left as its suspend-time hint, and `%globaltimer` | `cuda::barrier<cuda::thread_scope_block>` in shared memory |
+//! | `BlockBarrier::{expect_tx, arrive_expect_tx, complete_tx}` (sm_90, GPU only) | `mbarrier.expect_tx.relaxed.cta.shared::cta.b64`, `mbarrier.arrive.expect_tx.release.cta.shared::cta.b64`, `mbarrier.complete_tx.relaxed.cta.shared::cta.b64` | `cuda::device::barrier_expect_tx`, `barrier_arrive_tx(bar, 1, bytes)` |
 
 use core::cell::UnsafeCell;
 

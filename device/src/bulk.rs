@@ -40,6 +40,12 @@
 //!   (`block::sync()`), as CUTLASS does before a TMA store (`fence_view_async_shared`).
 //!   Without it the generic write may land after the copy's data.
 //! - Memory the host wrote before the launch needs nothing.
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | `bulk::{copy_global_to_shared, fence_proxy_async_shared, fence_proxy_async}` (sm_90, GPU only) | `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`, `fence.proxy.async.shared::cta`, `fence.proxy.async` | `cuda::device::memcpy_async_tx`, `cuda::ptx::fence_proxy_async` |
 
 use crate::atomic::space::{in_space, SpaceKind};
 use crate::shared::Shared;

@@ -41,6 +41,12 @@
 //! latch.count_down();
 //! assert_eq!(latch.wait_until(deadline), Ok(())); // open: the first poll succeeds
 //! ```
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | [`clock::Instant`](crate::clock::Instant): `now`, `+ Duration`, `duration_since`, `elapsed`, `from_nanos`, `as_nanos`; [`clock::nanos`](crate::clock::nanos) (saturating `Duration` to ns) | `mov.u64 %rd, %globaltimer;` (the host: a virtual clock that timed waits advance) | `cuda::std::chrono::system_clock::now()` on the device, `%globaltimer` |
 
 use core::ops::{Add, AddAssign, Sub, SubAssign};
 use core::time::Duration;

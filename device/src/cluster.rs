@@ -5,6 +5,12 @@
 //! before an arrival (including to another block's shared memory through [`map_shared`])
 //! are visible after the wait. The non-`.aligned` forms are used, for the same reason as
 //! `block::sync()` (the threads of a warp may reach them through different instructions).
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | `cluster::{sync, arrive, arrive_relaxed, wait, map_shared, block_rank, block_count, index_x}` (sm_90, GPU only) | `barrier.cluster.arrive.release` / `.relaxed`, `barrier.cluster.wait.acquire`, `mapa.u64`, `%cluster_ctarank`, `%cluster_nctarank`, `%clusterid.x` | `cooperative_groups::this_cluster()`: `sync()`, `barrier_arrive()`, `barrier_wait()`, `map_shared_rank()`, `block_rank()`, `num_blocks()` |
 
 use crate::block::special_register;
 

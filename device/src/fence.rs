@@ -9,6 +9,13 @@
 //! `fence.acq_rel` is the lightest PTX fence that makes a release pattern (fence, then a strong
 //! write) and an acquire pattern (a strong read, then fence). Store-to-load ordering (store
 //! buffering, Dekker, IRIW) needs `fence.sc` at a scope that covers every thread involved.
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | [`fence::<S>(order)`](crate::fence()) | `fence.acq_rel.S` (Acquire, Release, AcqRel), `fence.sc.S` (SeqCst) | `cuda::atomic_thread_fence(order, scope)`; `__threadfence_block()`, `__threadfence()`, `__threadfence_system()` |
+//! | [`compiler_fence(order)`](crate::compiler_fence) | nothing (an empty `asm!`: a compiler barrier) | `cuda::atomic_signal_fence`, `asm volatile("" ::: "memory")` |
 
 #[cfg(target_arch = "nvptx64")]
 use crate::atomic::ptx::with_scope;

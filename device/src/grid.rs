@@ -24,6 +24,12 @@
 //!
 //! The launch must be cooperative (all blocks co-resident), or the barrier deadlocks: the host
 //! crate's `Device::cooperative_config` sizes such a launch and refuses one that cannot fit.
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | `GridBarrier<B>` (GPU only, cooperative launch): `from_ptr`, `sync` | `barrier.sync 0`, `atom.acq_rel.gpu.add.u32` (the completing block skips its poll), `ld.acquire.gpu` polling, `barrier.sync 0` | `cooperative_groups::this_grid().sync()` |
 
 use crate::atomic::Atomic;
 use crate::block;

@@ -13,6 +13,12 @@
 //! opens the latch has acquired everything and skips the poll) and otherwise polls, and a second
 //! `bar.warp.sync` passes what it acquired to the others. One RMW and one poller per latch per
 //! warp instead of one per lane; lanes on other latches are neither counted nor waited for.
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | [`Latch<S, B>`](crate::Latch): `count_down()`, `count_down_n(n)`, `try_wait`, `wait`, `wait_for`, `wait_until`, `arrive_and_wait` | `atom.release.S.add.u32` of `-1` / `-n`, `ld.acquire.S` polling; `arrive_and_wait` per warp: `match.any.sync.b64`, `bar.warp.sync` | `cuda::latch<Scope>` |
 
 use crate::atomic::Atomic;
 use crate::clock::Instant;

@@ -10,7 +10,12 @@
 //! The crate is `no_std`, depends on `core` only, and has two backends with one API: PTX `asm!`
 //! when compiled for `nvptx64-nvidia-cuda`, and `core::sync::atomic` on any other target, so
 //! algorithms written against it run in ordinary host tests (and loom) too. Items marked "GPU
-//! only" below exist only in the nvptx build (docs.rs documents that build).
+//! only" exist only in the nvptx build, which docs.rs documents; to open those docs locally,
+//! from your kernel crate:
+//!
+//! ```text
+//! RUSTC_BOOTSTRAP=1 RUSTFLAGS="-C target-cpu=sm_90 -C target-feature=+ptx84" RUSTDOCFLAGS="-C target-cpu=sm_90 -C target-feature=+ptx84" cargo doc -p ptx-sync --no-deps --target nvptx64-nvidia-cuda -Zbuild-std=core --open
+//! ```
 //!
 //! ```
 //! use ptx_sync::{Atomic, Gpu, Ordering::*};
@@ -25,70 +30,109 @@
 //! }
 //! ```
 //!
+//! ## A kernel
+//!
+//! Every block adds its inputs, the last block to finish publishes the sum (the kernel of the
+//! README's quick start, which also shows its `Cargo.toml`, the `build.rs` that builds it with
+//! `ptx-sync-build` and the host program that launches it with `ptx-sync-host`):
+//!
+//! ```ignore
+//! #![no_std]
+//! #![feature(abi_ptx, stdarch_nvptx)]
+//!
+//! use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
+//! use ptx_sync::{Atomic, Gpu, Ordering::*};
+//!
+//! #[panic_handler]
+//! fn panic(info: &core::panic::PanicInfo) -> ! {
+//!     // Prints "panicked at file:line:col: message" on the GPU, then traps: the host sees the
+//!     // launch fail and the message on its stdout.
+//!     ptx_sync::report_panic(info)
+//! }
+//!
+//! /// Sums `input` into `*total`; the last block to finish publishes the complete sum.
+//! ///
+//! /// Why it is correct: `barrier.sync` orders each block's `red.relaxed` adds before its thread 0
+//! /// increments `finished` with `atom.acq_rel.gpu`. Those increments form one chain of RMWs, so
+//! /// the last one (the block that reads `blocks - 1`) acquires every earlier block's release and
+//! /// with it every add: its relaxed load of `total` sees the complete sum.
+//! ///
+//! /// # Safety
+//! /// `input` holds `n` values; `total`, `finished` and `result` are zeroed `u32`s.
+//! #[unsafe(no_mangle)]
+//! pub unsafe extern "ptx-kernel" fn sum_then_publish(
+//!     input: *const u32,
+//!     n: u32,
+//!     total: *mut u32,
+//!     finished: *mut u32,
+//!     result: *mut u32,
+//! ) {
+//!     // Edition 2024: the unsafe operations of an `unsafe fn` need their own `unsafe` block.
+//!     unsafe {
+//!         let i = _block_idx_x() * _block_dim_x() + _thread_idx_x();
+//!         let total = Atomic::<u32, Gpu>::from_ptr(total);
+//!         if (i as u32) < n {
+//!             total.red_add(*input.add(i as usize), Relaxed); // red.relaxed.gpu.add.u32
+//!         }
+//!         ptx_sync::block::sync(); // barrier.sync 0: the block's adds are done
+//!         if _thread_idx_x() == 0 {
+//!             let blocks = core::arch::nvptx::_grid_dim_x() as u32;
+//!             // atom.acq_rel.gpu.add.u32: releases this block's adds, acquires the earlier blocks'.
+//!             let before = Atomic::<u32, Gpu>::from_ptr(finished).fetch_add(1, AcqRel);
+//!             if before == blocks - 1 {
+//!                 *result = total.load(Relaxed); // ld.relaxed.gpu.b32: every add is visible
+//!             }
+//!         }
+//!     }
+//! }
+//! ```
+//!
 //! ## Building kernels
 //!
 //! Kernels need sm_70 or newer and PTX ISA 8.4 (`.b128` atomics at `.sys` scope need 8.4,
-//! `ld/st.mmio` 8.2), and `core` built from source (there is no prebuilt nvptx `rust-std`):
+//! `ld/st.mmio` 8.2), and `core` built from source (there is no prebuilt nvptx `rust-std`).
+//! `ptx_sync_build::PtxBuilder` (crate `ptx-sync-build`) does this from a host crate's
+//! `build.rs`; by hand:
 //!
 //! ```text
-//! RUSTC_BOOTSTRAP=1 \
-//! RUSTFLAGS="-C target-cpu=sm_90 -C target-feature=+ptx84 -Zmir-enable-passes=-JumpThreading" \
+//! RUSTC_BOOTSTRAP=1 RUSTFLAGS="-C target-cpu=sm_90 -C target-feature=+ptx84" \
 //!     cargo build --release --target nvptx64-nvidia-cuda -Zbuild-std=core
 //! ```
 //!
-//! (`-Zmir-enable-passes=-JumpThreading` keeps rustc 1.95 from duplicating block barriers into
-//! divergent branches, rust-lang/rust#137086), or, from the host crate's `build.rs`,
-//! `ptx_sync_build::PtxBuilder` (crate `ptx-sync-build`), which sets these flags. Without `-C target-cpu=sm_70` (or newer) or without
-//! `-C target-feature=+ptx84`, this crate stops the build with a `compile_error!` that names
-//! the flag, instead of emitting PTX that ptxas or the driver refuses later. Running the PTX
-//! needs a CUDA 12.4+ driver. `sm_80` adds `BlockBarrier`, `sm_90` adds `AtomicU128`, the
-//! `cluster` module and the [`Cluster`] scope.
+//! Without `-C target-cpu=sm_70` (or newer) or without `-C target-feature=+ptx84`, this crate
+//! stops the build with a `compile_error!` that names the flag, instead of emitting PTX that
+//! ptxas or the driver refuses later. Running the PTX needs a CUDA 12.4+ driver. `sm_80` adds
+//! `BlockBarrier`, `sm_90` adds `AtomicU128`, the `cluster` and `bulk` modules and the
+//! [`Cluster`] scope.
 //!
-//! ## What is in the crate
+//! ## Map of the crate
 //!
-//! `S` is a scope's PTX qualifier, `T` the instruction type, `B` a waiting policy. The exact
-//! PTX of every order is in the [`atomic`] module's table, and the exact instruction(s) of every
-//! operation x order x scope x type, one row per golden test case, are in
+//! Each module's page has a table of its items, the PTX they emit and their CUDA C++
+//! counterparts; the exact instruction(s) of every operation x order x scope x type are in
 //! [`device/PTX_TABLE.md`](https://github.com/ptx-sync/ptx-sync/blob/main/device/PTX_TABLE.md)
-//! (generated from the golden cases; the golden test fails when it is stale). Search it for an
-//! instruction a profiler shows to find the call and the file that emit it.
+//! (generated from the golden tests: search it for an instruction a profiler shows).
 //!
-//! | Item | Source | PTX it emits | CUDA C++ / libcu++ |
-//! |------|--------|--------------|--------------------|
-//! | [`Atomic<T, S>`](Atomic) (`T`: [`AtomicValue`]; aliases [`AtomicU32`], [`AtomicI32`], [`AtomicU64`], [`AtomicI64`], [`AtomicUsize`], [`AtomicIsize`], [`AtomicF32`], [`AtomicF64`]): `new`, [`from_ptr`](Atomic::from_ptr), `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_add/sub/and/or/xor/min/max`, `fetch_nand`, `fetch_inc/dec`, `red_*` | `device/src/atomic/` (`mod.rs`, `int.rs`, `float.rs`, `ptx.rs`) | `ld.relaxed.S` / `ld.acquire.S`, `st.relaxed.S` / `st.release.S`, `atom.<sem>.S.<op>.T`, `red.<sem>.S.<op>.T`; SeqCst: a leading `fence.sc.S`; `usize`/`isize` as `.b64`/`.u64`/`.s64`; `fetch_nand`: `ld.relaxed.S` then an `atom.<sem>.S.cas` loop | `cuda::atomic<T, Scope>`, `cuda::atomic_ref<T, Scope>`; `atomicAdd`, `atomicCAS`, `atomicExch`... (relaxed) |
-//! | `Atomic<u8 i8 u16 i16 | F16 Bf16 F16x2 Bf16x2, S>` ([`AtomicU8`].. [`AtomicBf16x2`]; [`F16`], [`Bf16`], [`F16x2`], [`Bf16x2`] in [`float16`]), sm_90 vectors [`atomic::vector`] (`AtomicF32x2/x4`, `AtomicF16x4/x8`, `AtomicBf16x4/x8`, global memory); every type: `update`, `try_update`; floats: `fetch_min/max`, `fetch_update` | `device/src/atomic/small.rs`, `half.rs`, `vector.rs`, `device/src/float16.rs` | `ld/st.<sem>.S.b8/b16`, `atom.<sem>.S.cas.b16`, `atom/red.<sem>.S.add.noftz.f16/bf16/f16x2/bf16x2`, `atom/red.<sem>.S.add.v2/v4.f32` and `.add/min/max.noftz.v2/v4.f16x2/bf16x2`; other 8/16-bit RMWs and float min/max: `atom.<sem>.S.cas.b32` loops | `cuda::atomic_ref<char/short/__half/__nv_bfloat16>`, `atomicAdd(__half2*)`, sm_90 `atomicAdd(float2*/float4*)` |
-//! | [`AtomicBool<S>`](AtomicBool) (4 bytes: a `u32` word of 0 or 1): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_and/or/xor/nand/not` | `device/src/atomic/boolean.rs` | the `.b32` forms: `ld`, `st`, `atom.<sem>.S.exch/cas/and/or/xor.b32`; `fetch_nand`: `xor` (with true) or `exch` (with false) | `cuda::atomic<bool, Scope>` |
-//! | [`AtomicPtr<T, S>`](AtomicPtr): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update` | `device/src/atomic/pointer.rs` | `ld.<sem>.S.b64`, `st.<sem>.S.b64`, `atom.<sem>.S.exch.b64`, `atom.<sem>.S.cas.b64` | `cuda::atomic<T*, Scope>` |
-//! | [`AtomicFlag<S>`](AtomicFlag): `test_and_set`, `clear`, `test`, `wait`, `wait_for`, `wait_until`, `notify_one/all` | `device/src/flag.rs` | `atom.<sem>.S.exch.b32` of 1, `st.<sem>.S.b32` of 0, `ld.<sem>.S.b32`; waiting: `ld` polling with `nanosleep.u32` (timed: and `%globaltimer`) | `cuda::atomic_flag<Scope>` |
-//! | `AtomicU128<S>` (sm_90, GPU only): `load`, `store`, `swap`, `compare_exchange` | `device/src/atomic/wide.rs` | `ld.<sem>.S.b128`, `st.<sem>.S.b128`, `atom.<sem>.S.exch.b128`, `atom.<sem>.S.cas.b128` | `cuda::atomic_ref` of a 16-byte type; 128-bit `atomicCAS` / `atomicExch` (sm_90) |
-//! | `Atomic::wait`, `wait_until`, `wait_until_for`, `wait_until_deadline` (every `T`, floats comparing bits; `AtomicBool`, `AtomicPtr` too), `notify_one`, `notify_all` | `device/src/atomic/waiting.rs` | `ld.<sem>.S` polling with `nanosleep.u32`; `notify_*`: nothing (waiters poll) | `cuda::atomic_ref::wait`, `notify_one`, `notify_all` (no-ops on the device in libcu++ too) |
-//! | [`shared!`](crate::shared!) (`static NAME: T;`), [`shared_static::SharedStatic`]: `shared`, `as_ptr`, `get`; [`shared::Shared<T>`](shared::Shared): `read`, `write`, `at`, `add`, `cast`, `from_generic`, `generic` | `device/src/shared_static.rs`, `device/src/shared.rs` | `.shared .align A .b8 ptx_sync_shared_NAME_<hash>[N];` (`global_asm!`), `mov.u32` of it, `ld/st.shared.bN`, `cvta.shared.u64`; on the host an ordinary static | `__shared__ T NAME;` |
-//! | State-space atomics on [`Shared<Atomic<T, S>>`](shared::Shared), [`Global<Atomic<T, S>>`](Global) and `ClusterShared<Atomic<T, S>>` (sm_90, GPU only): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_add/sub/and/or/xor/min/max`, `red_add` | `device/src/atomic/space.rs` | `ld/st.<sem>.S.<space>.bN`, `atom.<sem>.S.<space>.<op>.T`, `red.<sem>.S.<space>.add.T`, `<space>` = `shared::cta`, `global`, `shared::cluster` (after `mapa.shared::cluster.u32`); SeqCst: a leading `fence.sc.S` | `atomicAdd(&shared_var, v)` (`atom.shared`), inline PTX |
-//! | [`fence::<S>(order)`](fence()) | `device/src/fence.rs` | `fence.acq_rel.S` (Acquire, Release, AcqRel), `fence.sc.S` (SeqCst) | `cuda::atomic_thread_fence(order, scope)`; `__threadfence_block()`, `__threadfence()`, `__threadfence_system()` |
-//! | [`compiler_fence(order)`](compiler_fence) | `device/src/fence.rs` | nothing (an empty `asm!`: a compiler barrier) | `cuda::atomic_signal_fence`, `asm volatile("" ::: "memory")` |
-//! | [`volatile::read_volatile`], [`volatile::write_volatile`] ([`volatile::Word`]: `u32 i32 f32 u64 i64 f64`) | `device/src/volatile.rs` | `ld.volatile.bN`, `st.volatile.bN` | a `volatile` access |
-//! | [`volatile::read_mmio`], [`volatile::write_mmio`] | `device/src/volatile.rs` | `ld.mmio.relaxed.sys.bN`, `st.mmio.relaxed.sys.bN` | inline PTX `ld.mmio` / `st.mmio` |
-//! | [`Mutex<T, S, B>`](Mutex), [`MutexGuard`], [`SpinLock<S, B>`](SpinLock) (`Mutex<(), S, B>`): `lock`, `try_lock`, `try_lock_for`, `try_lock_until`, `from_ptr`, `DATA_OFFSET`, `data_ptr` | `device/src/mutex.rs` | `activemask.b32` + `match.any.sync.b64` (the lanes on the same mutex), `atom.acquire.S.cas.b32`, `ld.relaxed.S` polling with `nanosleep.u32`, `bar.warp.sync` (turns inside the warp), `st.release.S.b32` (unlock) | none in libcu++: a hand-written `atomicCAS` lock, or `cuda::binary_semaphore` used as one |
-//! | [`TicketLock<T, S, B>`](TicketLock), [`TicketGuard`] (FIFO) | `device/src/ticket.rs` | `atom.relaxed.S.add.u32` (ticket), `ld.acquire.S` polling (turn), `st.release.S` (unlock) | none (libcu++ has no fair lock) |
-//! | [`Semaphore<S, MAX, B>`](Semaphore): `acquire`, `try_acquire`, `try_acquire_for`, `try_acquire_until`, `release(n)` | `device/src/semaphore.rs` | `ld.relaxed.S` then `atom.acquire.S.cas.b32` (acquire), `red.release.S.add.u32` (release) | `cuda::counting_semaphore<Scope, MAX>` |
-//! | [`BinarySemaphore<S, B>`](BinarySemaphore) (= `Semaphore<S, 1, B>`, libcu++'s own algorithm) | `device/src/binary_semaphore.rs` | `atom.acquire.S.exch.b32` of 0 (acquire; `ld.relaxed` polls while taken), `st.release.S.b32` of 1 (release) | `cuda::binary_semaphore<Scope>` |
-//! | [`Latch<S, B>`](Latch): `count_down()`, `count_down_n(n)`, `try_wait`, `wait`, `wait_for`, `wait_until`, `arrive_and_wait` | `device/src/latch.rs` | `atom.release.S.add.u32` of `-1` / `-n`, `ld.acquire.S` polling; `arrive_and_wait` per warp: `match.any.sync.b64`, `bar.warp.sync` | `cuda::latch<Scope>` |
-//! | [`Barrier<S, B, F>`](Barrier), [`Token`]: `arrive`, `arrive_n`, `wait`, `wait_for`, `wait_until`, `wait_parity(_for/_until)`, `arrive_and_wait(_with)`, `arrive_and_drop`; [`barrier::init_word`] (one `u64`, libcu++'s layout); `with_completion` ([`barrier::Completion`], stored after the word) | `device/src/barrier.rs` | `atom.acq_rel.S.add.u64` (arrive; the last arrival's carry flips the phase bit), `atom.relaxed.S.add.u64` (the last arrival restarts the counter), `ld.acquire.S.b64` polling; completion steps (stored or per call) and drop: `ld.acquire.S.b64`, `atom.acq_rel.S.cas.b64`; per warp `match.any.sync.b64`, `bar.warp.sync` | `cuda::barrier<Scope>`, `cuda::barrier<Scope, CompletionF>` |
-//! | `BlockBarrier`, `BlockToken` (sm_80, GPU only, shared memory); `try_wait_parity`, `wait_parity`, `wait_for`, `wait_until`, `wait_parity_for`, `wait_parity_until` | `device/src/block_barrier.rs`, `block_barrier/timed.rs` | `mbarrier.init/arrive/arrive_drop/test_wait(.parity).shared.b64`; `mbarrier.try_wait(.parity)` on sm_90, timed: with the time left as its suspend-time hint, and `%globaltimer` | `cuda::barrier<cuda::thread_scope_block>` in shared memory |
-//! | `BlockBarrier::{expect_tx, arrive_expect_tx, complete_tx}` (sm_90, GPU only) | `device/src/block_barrier/tx.rs` | `mbarrier.expect_tx.relaxed.cta.shared::cta.b64`, `mbarrier.arrive.expect_tx.release.cta.shared::cta.b64`, `mbarrier.complete_tx.relaxed.cta.shared::cta.b64` | `cuda::device::barrier_expect_tx`, `barrier_arrive_tx(bar, 1, bytes)` |
-//! | `bulk::{copy_global_to_shared, fence_proxy_async_shared, fence_proxy_async}` (sm_90, GPU only) | `device/src/bulk.rs` | `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`, `fence.proxy.async.shared::cta`, `fence.proxy.async` | `cuda::device::memcpy_async_tx`, `cuda::ptx::fence_proxy_async` |
-//! | `GridBarrier<B>` (GPU only, cooperative launch): `from_ptr`, `sync` | `device/src/grid.rs` | `barrier.sync 0`, `atom.acq_rel.gpu.add.u32` (the completing block skips its poll), `ld.acquire.gpu` polling, `barrier.sync 0` | `cooperative_groups::this_grid().sync()` |
-//! | `cluster::{sync, arrive, arrive_relaxed, wait, map_shared, block_rank, block_count, index_x}` (sm_90, GPU only) | `device/src/cluster.rs` | `barrier.cluster.arrive.release` / `.relaxed`, `barrier.cluster.wait.acquire`, `mapa.u64`, `%cluster_ctarank`, `%cluster_nctarank`, `%clusterid.x` | `cooperative_groups::this_cluster()`: `sync()`, `barrier_arrive()`, `barrier_wait()`, `map_shared_rank()`, `block_rank()`, `num_blocks()` |
-//! | `block::{sync, dynamic_shared_memory, thread_rank, rank, count, thread_x/y/z, dim_x/y/z, index_x/y/z, grid_x/y/z}` (GPU only) | `device/src/block.rs` | `barrier.sync 0`, `cvta.shared.u64` of an `.extern .shared` array, `mov.u32` of `%tid`, `%ntid`, `%ctaid`, `%nctaid` | `__syncthreads()`, `extern __shared__`, `threadIdx`, `blockDim`, `blockIdx`, `gridDim` |
-//! | [`warp`]`::{lane, active_mask, sync, match_any, peers}` | `device/src/warp.rs` | `%laneid`, `activemask.b32`, `bar.warp.sync`, `match.any.sync.b64` | lane id, `__activemask()`, `__syncwarp(mask)`, `__match_any_sync(mask, value)` |
-//! | [`warp`]`::{ballot, any, all, uni, match_any_u32, match_all, match_all_u32, leader}` | `device/src/warp.rs` | `vote.sync.ballot.b32`, `vote.sync.{any,all,uni}.pred`, `match.any.sync.b32`, `match.all.sync.b64` / `.b32` (with its predicate: `Some(lanes)`), `%laneid` | `__ballot_sync`, `__any_sync`, `__all_sync`, `__uni_sync`, `__match_any_sync`, `__match_all_sync`, `lane == __ffs(mask) - 1` |
-//! | [`warp`]`::{shfl_idx, shfl_up, shfl_down, shfl_xor}` (any [`warp::ShuffleValue`]: `u32 i32 f32`, and `u64 i64 f64` as two shuffles) | `device/src/warp.rs` | `shfl.sync.idx.b32 d, a, b, 0x1f, m`, `shfl.sync.up.b32 .., 0, m`, `shfl.sync.down.b32 .., 0x1f, m`, `shfl.sync.bfly.b32 .., 0x1f, m` | `__shfl_sync`, `__shfl_up_sync`, `__shfl_down_sync`, `__shfl_xor_sync` (width 32) |
-//! | `warp::elect_one` (sm_90 on the GPU) | `device/src/warp.rs` | `elect.sync _\|p, m` | `cuda::ptx::elect_sync(mask)`, `cooperative_groups::invoke_one` |
-//! | [`wait`]: [`Backoff`], [`NanoSleep<MIN, MAX>`](NanoSleep) (the default), [`Elapsed<POLLS, SPIN_NS, MAX_NS>`](Elapsed) (libcu++'s policy: polls for 40 us, then sleeps a quarter of the time waited; the semaphores' default), [`Spin`], [`TimedOut`], [`wait::poll_until`], [`wait::poll_until_for`], [`wait::poll_until_deadline`], [`wait::sleep_ns`], `wait::global_timer_ns` (GPU only) | `device/src/wait.rs` | `nanosleep.u32`, `%globaltimer` | `__nanosleep(ns)`, `%globaltimer` through `asm` |
-//! | [`clock::Instant`]: `now`, `+ Duration`, `duration_since`, `elapsed`, `from_nanos`, `as_nanos`; [`clock::nanos`] (saturating `Duration` to ns) | `device/src/clock.rs` | `mov.u64 %rd, %globaltimer;` (the host: a virtual clock that timed waits advance) | `cuda::std::chrono::system_clock::now()` on the device, `%globaltimer` |
-//! | [`CachePadded<T>`](CachePadded) | `device/src/cache_padded.rs` | nothing (`align(128)`: one L2 line) | `alignas(128)` |
-//! | [`scope`]: [`Cta`], [`Cluster`] (sm_90), [`Gpu`], [`Sys`]; [`Scope`], [`ScopeKind`] | `device/src/scope.rs` | `.cta`, `.cluster`, `.gpu`, `.sys` | `cuda::thread_scope_block`, `thread_scope_cluster`, `thread_scope_device`, `thread_scope_system` |
-//! | [`Ordering`] (`core::sync::atomic::Ordering`) | `device/src/order.rs` (its PTX `.sem`) | `.relaxed`, `.acquire`, `.release`, `.acq_rel`; SeqCst as `fence.sc` | `cuda::std::memory_order` |
+//! | module | what it holds | CUDA C++ |
+//! |--------|---------------|----------|
+//! | [`atomic`] | [`Atomic<T, S>`](Atomic) for integers, floats, halves, `bool`, pointers; state-space atomics; `wait` / `notify` | `cuda::atomic_ref`, `atomicAdd`... |
+//! | [`fence`](mod@fence) | [`fence::<S>(order)`](fence()), [`compiler_fence`] | `cuda::atomic_thread_fence`, `__threadfence()` |
+//! | [`flag`] | [`AtomicFlag`] | `cuda::atomic_flag` |
+//! | [`mutex`], [`ticket`] | [`Mutex`] and [`SpinLock`] (warp-aggregated), [`TicketLock`] (FIFO) | a hand-written `atomicCAS` lock |
+//! | [`semaphore`], [`binary_semaphore`] | [`Semaphore`], [`BinarySemaphore`] | `cuda::counting_semaphore`, `cuda::binary_semaphore` |
+//! | [`latch`] | [`Latch`] | `cuda::latch` |
+//! | [`barrier`] | [`Barrier`] (any scope, any memory, completion step) | `cuda::barrier` |
+//! | `block_barrier` (sm_80, GPU only) | `BlockBarrier` (the hardware `mbarrier`) | `cuda::barrier<thread_scope_block>` |
+//! | `grid` (GPU only) | `GridBarrier` (cooperative launch) | `this_grid().sync()` |
+//! | `cluster` (sm_90, GPU only) | cluster barrier and ranks, distributed shared memory | `this_cluster()` |
+//! | `bulk` (sm_90, GPU only) | bulk copies that complete on a `BlockBarrier` | `cuda::memcpy_async` |
+//! | `block` (GPU only) | `block::sync`, thread and block indices, dynamic shared memory | `__syncthreads()`, `threadIdx` |
+//! | [`warp`] | votes, shuffles, `match`, `sync`, leaders; `warp::emulation` (feature `warp-emulation`, host only): real warps of `std` threads for tests | `__shfl_sync`, `__ballot_sync`... |
+//! | [`shared`](mod@shared), [`shared_static`] | [`shared!`] statics, `.shared` pointers | `__shared__` |
+//! | [`volatile`] | volatile and MMIO loads and stores | `volatile`, `ld.mmio` |
+//! | [`wait`], [`clock`] | waiting policies, timed waits, `%globaltimer` | `__nanosleep`, `cuda::std::chrono` |
+//! | [`scope`] | [`Cta`], [`Cluster`], [`Gpu`], [`Sys`] | `cuda::thread_scope_*` |
+//! | [`float16`] | [`F16`], [`Bf16`] and their pairs | `__half`, `__nv_bfloat16` |
+//! | `nvshmem` (feature `nvshmem`) | NVSHMEM's device API: symmetric memory, signals, remote atomics | `nvshmem.h` |
 //!
 //! Every primitive lives in shared or global (or mapped host) memory, never in a kernel's
 //! local variable (`.local` memory, where atomics are undefined; debug builds trap there):
@@ -126,98 +170,6 @@
 //! | `__shared__ T x;` | `shared! { static X: T; }`: `X.shared()` (`.shared` address), `X.as_ptr()`, `unsafe { X.get() }` |
 //! | `extern __shared__ char smem[];` | `block::dynamic_shared_memory()` (generic pointer), `shared::Shared::dynamic()` (`.shared` address: `ld/st.shared`) |
 //! | `threadIdx.x`, `blockIdx.x`, `blockDim.x`, `gridDim.x` | `block::thread_x()`, `block::index_x()`, `block::dim_x()`, `block::grid_x()` |
-//!
-//! ## A kernel and its host side
-//!
-//! Counting keys in a hash table with one [`Mutex`] per bucket, in memory the host allocated
-//! and zeroed (a zeroed `Mutex<u32, Gpu>` is unlocked and holds 0; it is 8 bytes: the lock
-//! word, then the data at [`Mutex::DATA_OFFSET`]). The lanes of a warp lock different buckets
-//! independently; lanes on the same bucket take turns inside the warp. This kernel is
-//! `count_keys` in `examples/kernels/src/lib.rs`, which CI builds to PTX (with
-//! `ptx-sync-build`) together with the host program in `examples/app`.
-//!
-//! ```ignore
-//! // kernels/src/lib.rs: a `cdylib` built for nvptx64-nvidia-cuda (panic = "abort").
-//! #![no_std]
-//! #![feature(abi_ptx, stdarch_nvptx)]
-//!
-//! use ptx_sync::block::{dim_x, index_x, thread_x};
-//! use ptx_sync::{Atomic, Gpu, Mutex, Ordering::*};
-//!
-//! #[panic_handler]
-//! fn panic(info: &core::panic::PanicInfo) -> ! {
-//!     ptx_sync::report_panic(info) // prints the message and location, then traps
-//! }
-//!
-//! fn bucket_of(key: u32, bucket_bits: u32) -> u32 {
-//!     key.wrapping_mul(0x9E37_79B9) >> (32 - bucket_bits)
-//! }
-//!
-//! /// Counts `keys[0..n]`: bucket `b` is `locks[b]` (its data: the entries in use) and the
-//! /// entries `table_keys/table_counts[b * slots..][..slots]`.
-//! #[unsafe(no_mangle)]
-//! pub unsafe extern "ptx-kernel" fn count_keys(
-//!     keys: *const u32,
-//!     n: u32,
-//!     locks: *mut Mutex<u32, Gpu>,
-//!     bucket_bits: u32,
-//!     slots: u32,
-//!     table_keys: *mut u32,
-//!     table_counts: *mut u32,
-//!     overflow: *mut u32,
-//! ) {
-//!     let i = index_x() * dim_x() + thread_x();
-//!     if i >= n {
-//!         return;
-//!     }
-//!     unsafe {
-//!         let key = *keys.add(i as usize);
-//!         let bucket = bucket_of(key, bucket_bits);
-//!         // atom.cas.acquire.gpu (or a turn after another lane of the warp, bar.warp.sync)
-//!         let mut used = Mutex::from_ptr(locks.add(bucket as usize)).lock();
-//!         let base = (bucket * slots) as usize;
-//!         match (0..*used as usize).find(|&j| *table_keys.add(base + j) == key) {
-//!             Some(j) => *table_counts.add(base + j) += 1,
-//!             None if *used < slots => {
-//!                 *table_keys.add(base + *used as usize) = key;
-//!                 *table_counts.add(base + *used as usize) = 1;
-//!                 *used += 1;
-//!             }
-//!             None => Atomic::<u32, Gpu>::from_ptr(overflow).store(1, Relaxed),
-//!         }
-//!     } // the guard's drop: st.release.gpu, or the next lane's turn
-//! }
-//! ```
-//!
-//! The host side, with `ptx-sync-host` (and `ptx-sync-build` in `build.rs`):
-//!
-//! ```text
-//! // build.rs: builds ../kernels to PTX (the sm_90 flags above) and sets KERNELS_PTX.
-//! ptx_sync_build::PtxBuilder::new("../kernels").arch(ptx_sync_build::Arch::Sm90).build()?;
-//!
-//! // src/main.rs
-//! use ptx_sync_host::{launch, Device};
-//!
-//! let gpu = Device::open(0)?;
-//! let kernels = gpu.load_ptx_str("kernels.ptx", include_str!(env!("KERNELS_PTX")))?;
-//! let (bucket_bits, slots) = (12u32, 8u32);
-//! let buckets = 1usize << bucket_bits;
-//! let n = keys.len() as u32;
-//! let keys = gpu.upload(&keys)?;
-//! // Zeroed: 4096 unlocked Mutex<u32, ptx_sync::Gpu>, two u32 words each.
-//! let locks = gpu.zeros::<u32>(buckets * size_of::<ptx_sync::Mutex<u32, ptx_sync::Gpu>>() / 4)?;
-//! let table_keys = gpu.zeros::<u32>(buckets * slots as usize)?;
-//! let table_counts = gpu.zeros::<u32>(buckets * slots as usize)?;
-//! let overflow = gpu.zeros::<u32>(1)?;
-//! unsafe {
-//!     launch!(kernels.count_keys<<<n.div_ceil(256), 256, 0, gpu>>>(
-//!         &keys, n, &locks, bucket_bits, slots, &table_keys, &table_counts, &overflow
-//!     ))
-//! }?;
-//! gpu.wait(std::time::Duration::from_secs(10))?; // a deadlock becomes an error, not a hang
-//! assert_eq!(gpu.download(&overflow)?, [0]);
-//! let counts = gpu.download(&table_counts)?;
-//! ```
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 // `shared!` expands `global_asm!`/`asm!` in the user's crate, which then needs no

@@ -21,6 +21,12 @@
 //! On the host every thread is a warp of one, alone on its mutex (a test-and-set lock with
 //! backoff: what loom checks), except under `warp::emulation`, where device/tests/warps.rs
 //! runs the groups, leaders and turns with real lanes.
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | [`Mutex<T, S, B>`](crate::Mutex), [`MutexGuard`], [`SpinLock<S, B>`](crate::SpinLock) (`Mutex<(), S, B>`): `lock`, `try_lock`, `try_lock_for`, `try_lock_until`, `from_ptr`, `DATA_OFFSET`, `data_ptr` | `activemask.b32` + `match.any.sync.b64` (the lanes on the same mutex), `atom.acquire.S.cas.b32`, `ld.relaxed.S` polling with `nanosleep.u32`, `bar.warp.sync` (turns inside the warp), `st.release.S.b32` (unlock) | none in libcu++: a hand-written `atomicCAS` lock, or `cuda::binary_semaphore` used as one |
 
 use crate::atomic::Atomic;
 use crate::clock::Instant;

@@ -25,6 +25,12 @@
 //! to try, nothing is concluded from it; a failed CAS (relaxed) takes nothing. A unit is taken
 //! only by a successful CAS from `c > 0` to `c - 1`, and RMWs on one word are atomic, so at
 //! most `MAX` units are ever held when the count never exceeds `MAX`.
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | [`Semaphore<S, MAX, B>`](crate::Semaphore): `acquire`, `try_acquire`, `try_acquire_for`, `try_acquire_until`, `release(n)` | `ld.relaxed.S` then `atom.acquire.S.cas.b32` (acquire), `red.release.S.add.u32` (release) | `cuda::counting_semaphore<Scope, MAX>` |
 
 use crate::atomic::Atomic;
 use crate::binary_semaphore as binary;

@@ -16,6 +16,12 @@
 //!
 //! On the host backend (tests) a `Shared<T>` is an ordinary pointer: the same code runs there,
 //! with `read`/`write` as plain reads and writes.
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | [`shared!`](crate::shared!) (`static NAME: T;`), [`shared_static::SharedStatic`](crate::shared_static::SharedStatic): `shared`, `as_ptr`, `get`; [`shared::Shared<T>`](crate::shared::Shared): `read`, `write`, `at`, `add`, `cast`, `from_generic`, `generic` | `.shared .align A .b8 ptx_sync_shared_NAME_<hash>[N];` (`global_asm!`), `mov.u32` of it, `ld/st.shared.bN`, `cvta.shared.u64`; on the host an ordinary static | `__shared__ T NAME;` |
 
 use core::marker::PhantomData;
 

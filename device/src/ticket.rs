@@ -9,6 +9,12 @@
 //! reads the previous holder's `st.release`, so the release synchronizes with the acquire and
 //! the critical sections are ordered by causality order (PTX ISA, "Memory Consistency Model").
 //! Ticket numbers are unique because `atom.add` is atomic; the ticket itself needs no order.
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | [`TicketLock<T, S, B>`](crate::TicketLock), [`TicketGuard`] (FIFO) | `atom.relaxed.S.add.u32` (ticket), `ld.acquire.S` polling (turn), `st.release.S` (unlock) | none (libcu++ has no fair lock) |
 
 use crate::atomic::Atomic;
 use crate::clock::Instant;

@@ -7,6 +7,13 @@
 //! - `ld.mmio.relaxed.sys` / `st.mmio.relaxed.sys` ([`read_mmio`], [`write_mmio`], PTX ISA 8.2,
 //!   sm_70+): the number of accesses is preserved exactly, for memory-mapped device registers
 //!   where a read or write has side effects.
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | [`volatile::read_volatile`](crate::volatile::read_volatile), [`volatile::write_volatile`](crate::volatile::write_volatile) ([`volatile::Word`](crate::volatile::Word): `u32 i32 f32 u64 i64 f64`) | `ld.volatile.bN`, `st.volatile.bN` | a `volatile` access |
+//! | [`volatile::read_mmio`](crate::volatile::read_mmio), [`volatile::write_mmio`](crate::volatile::write_mmio) | `ld.mmio.relaxed.sys.bN`, `st.mmio.relaxed.sys.bN` | inline PTX `ld.mmio` / `st.mmio` |
 
 mod sealed {
     pub trait Sealed {}

@@ -5,6 +5,12 @@
 //! Timed waits take a `core::time::Duration` (`*_for`) or an absolute
 //! [`Instant`] (`*_until`); see [`clock`](crate::clock) for the clock on
 //! the GPU (`%globaltimer`) and on the host (a virtual clock, for reproducible tests).
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | [`wait`](crate::wait): [`Backoff`], [`NanoSleep<MIN, MAX>`](crate::NanoSleep) (the default), [`Elapsed<POLLS, SPIN_NS, MAX_NS>`](crate::Elapsed) (libcu++'s policy: polls for 40 us, then sleeps a quarter of the time waited; the semaphores' default), [`Spin`], [`TimedOut`], [`wait::poll_until`](crate::wait::poll_until), [`wait::poll_until_for`](crate::wait::poll_until_for), [`wait::poll_until_deadline`](crate::wait::poll_until_deadline), [`wait::sleep_ns`](crate::wait::sleep_ns), `wait::global_timer_ns` (GPU only) | `nanosleep.u32`, `%globaltimer` | `__nanosleep(ns)`, `%globaltimer` through `asm` |
 
 use crate::clock::{nanos, Instant};
 use core::time::Duration;

@@ -41,6 +41,15 @@
 //! On the host every thread is a warp of one, except inside `emulation::launch` (feature
 //! `warp-emulation`), where `std` threads play the lanes of real warps so that warp-level code
 //! can fail in `cargo test`.
+//!
+//! ## PTX and CUDA C++
+//!
+//! | Item | PTX it emits | CUDA C++ / libcu++ |
+//! |------|--------------|--------------------|
+//! | [`warp`](crate::warp)`::{lane, active_mask, sync, match_any, peers}` | `%laneid`, `activemask.b32`, `bar.warp.sync`, `match.any.sync.b64` | lane id, `__activemask()`, `__syncwarp(mask)`, `__match_any_sync(mask, value)` |
+//! | [`warp`](crate::warp)`::{ballot, any, all, uni, match_any_u32, match_all, match_all_u32, leader}` | `vote.sync.ballot.b32`, `vote.sync.{any,all,uni}.pred`, `match.any.sync.b32`, `match.all.sync.b64` / `.b32` (with its predicate: `Some(lanes)`), `%laneid` | `__ballot_sync`, `__any_sync`, `__all_sync`, `__uni_sync`, `__match_any_sync`, `__match_all_sync`, `lane == __ffs(mask) - 1` |
+//! | [`warp`](crate::warp)`::{shfl_idx, shfl_up, shfl_down, shfl_xor}` (any [`warp::ShuffleValue`](crate::warp::ShuffleValue): `u32 i32 f32`, and `u64 i64 f64` as two shuffles) | `shfl.sync.idx.b32 d, a, b, 0x1f, m`, `shfl.sync.up.b32 .., 0, m`, `shfl.sync.down.b32 .., 0x1f, m`, `shfl.sync.bfly.b32 .., 0x1f, m` | `__shfl_sync`, `__shfl_up_sync`, `__shfl_down_sync`, `__shfl_xor_sync` (width 32) |
+//! | `warp::elect_one` (sm_90 on the GPU) | `elect.sync _\|p, m` | `cuda::ptx::elect_sync(mask)`, `cooperative_groups::invoke_one` |
 
 cfg_warp_emulation! {
     pub mod emulation;

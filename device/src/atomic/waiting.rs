@@ -1,28 +1,5 @@
-//! Waiting on an atomic (`cuda::atomic::wait`): poll with the crate's waiting policy
-//! ([`NanoSleep`]) until the value changes or a predicate holds; the timed form returns
-//! [`TimedOut`] instead of hanging. Every type with a `load` has them: `Atomic<T, S>` for
-//! each integer and float `T`, [`AtomicBool`] and [`AtomicPtr`].
-//!
-//! `notify_one` / `notify_all` are no-ops: waiters poll, on the GPU (there is no futex there;
-//! libcu++'s device `notify_*` is a no-op too) and on the host backend alike, so a store is all
-//! a waiter needs. They exist so code written for `cuda::atomic` (or C++20 atomics) ports
-//! unchanged.
-//!
-//! The timed forms take a `core::time::Duration` (`wait_until_for`) or a deadline on the
-//! [`clock`](crate::clock) (`wait_until_deadline`; `wait_until` already names the predicate
-//! form), and poll at least once.
-//!
-//! ```
-//! use core::time::Duration;
-//! use ptx_sync::{clock::Instant, Atomic, AtomicBool, Gpu, Ordering::Acquire, wait::TimedOut};
-//! let a = Atomic::<u32, Gpu>::new(2);
-//! assert_eq!(a.wait(0, Acquire), 2);
-//! assert_eq!(a.wait_until_for(Duration::from_micros(1), Acquire, |v| v == 1), Err(TimedOut));
-//! assert_eq!(a.wait_until_deadline(Instant::now(), Acquire, |v| v == 2), Ok(2));
-//! let b = AtomicBool::<Gpu>::new(true);
-//! b.notify_all(); // nothing to do: waiters poll
-//! assert!(b.wait(false, Acquire));
-//! ```
+//! `wait`, `wait_until` and their timed forms, and `notify_one` / `notify_all`, for every
+//! atomic type with a `load` (documented on the `atomic` module's page).
 
 use super::{Atomic, AtomicBool, AtomicPtr, AtomicValue};
 use crate::clock::Instant;
