@@ -239,6 +239,14 @@ mod loom;
 cfg_warp_emulation! {
     extern crate std;
 }
+// Host docs show `warp::emulation` without the feature, so a user can read it before enabling it.
+#[cfg(all(
+    doc,
+    not(feature = "warp-emulation"),
+    not(target_arch = "nvptx64"),
+    not(loom)
+))]
+extern crate std;
 
 pub mod atomic;
 mod backend;

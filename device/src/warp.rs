@@ -51,9 +51,14 @@
 //! | [`warp`](crate::warp)`::{shfl_idx, shfl_up, shfl_down, shfl_xor}` (any [`warp::ShuffleValue`](crate::warp::ShuffleValue): `u32 i32 f32`, and `u64 i64 f64` as two shuffles) | `shfl.sync.idx.b32 d, a, b, 0x1f, m`, `shfl.sync.up.b32 .., 0, m`, `shfl.sync.down.b32 .., 0x1f, m`, `shfl.sync.bfly.b32 .., 0x1f, m` | `__shfl_sync`, `__shfl_up_sync`, `__shfl_down_sync`, `__shfl_xor_sync` (width 32) |
 //! | `warp::elect_one` (sm_90 on the GPU) | `elect.sync _\|p, m` | `cuda::ptx::elect_sync(mask)`, `cooperative_groups::invoke_one` |
 
-cfg_warp_emulation! {
-    pub mod emulation;
-}
+// The host docs show it without the feature too (`cfg(doc)`), marked as needing the feature.
+#[cfg(all(
+    any(feature = "warp-emulation", doc),
+    not(target_arch = "nvptx64"),
+    not(loom)
+))]
+#[cfg_attr(docsrs, doc(cfg(feature = "warp-emulation")))]
+pub mod emulation;
 
 /// The four ways a shuffle picks its source lane (`shfl.sync.mode`), for the host backends.
 #[cfg(not(target_arch = "nvptx64"))]
