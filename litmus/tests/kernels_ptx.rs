@@ -1,6 +1,6 @@
 //! The litmus kernels run the shapes of `litmus/src/tests.rs` and nothing else: in each
 //! kernel's PTX, the instructions between the `// litmus role N` markers are exactly the
-//! shape's program under the variant's mapping (README "Orders and scopes -> PTX"), derived
+//! shape's program under the variant's mapping (DEVELOPMENT.md "Orders and scopes -> PTX"), derived
 //! here from the table. A kernel that drifted from its shape, a missing fence, or a wrong order
 //! or scope fails this test. Built for sm_90 and sm_80 (ptxas acceptance: tests/tests/ptxas.rs).
 

@@ -14,7 +14,8 @@
 //!
 //! MP at `Sys` scope runs between a host thread (std atomics) and the GPU (`ld/st .sys`) on
 //! mapped pinned host memory, in both directions, with loads and stores only: host and GPU
-//! RMWs on one word lose updates on a GPU without native host atomics (README, known limits).
+//! RMWs on one word lose updates on a GPU without native host atomics (DEVELOPMENT.md,
+//! "Several GPUs").
 
 use super::context;
 use crate::oracle::Class;
