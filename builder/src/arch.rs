@@ -58,16 +58,44 @@ impl fmt::Display for Arch {
 }
 
 impl FromStr for Arch {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = ParseArchError;
+    fn from_str(s: &str) -> Result<Self, ParseArchError> {
         Arch::SUPPORTED
             .into_iter()
             .find(|a| a.to_string() == s)
-            .ok_or_else(|| {
-                format!("unknown arch `{s}`: expected sm_70, sm_75, sm_80 or sm_90 (ptx-sync needs sm_70 or newer)")
+            .ok_or_else(|| ParseArchError {
+                text: s.to_string(),
             })
     }
 }
+
+/// Why a string is not an [`Arch`] (`"sm_60".parse::<Arch>()`): it names no supported arch.
+/// Displays as `` unknown arch `sm_60`: expected sm_70, sm_75, sm_80 or sm_90 (ptx-sync needs
+/// sm_70 or newer) ``; `?` in a function returning [`Error`](crate::Error) turns it into
+/// [`Error::Config`](crate::Error::Config) with that text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseArchError {
+    text: String,
+}
+
+impl ParseArchError {
+    /// The rejected text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+impl fmt::Display for ParseArchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown arch `{}`: expected sm_70, sm_75, sm_80 or sm_90 (ptx-sync needs sm_70 or newer)",
+            self.text
+        )
+    }
+}
+
+impl std::error::Error for ParseArchError {}
 
 #[cfg(test)]
 mod tests {
@@ -80,6 +108,18 @@ mod tests {
         }
         assert_eq!(Arch::Sm90.ptx_feature(), "+ptx84");
         let e = "sm_60".parse::<Arch>().unwrap_err();
-        assert!(e.contains("sm_70 or newer"), "{e}");
+        assert_eq!(e.text(), "sm_60");
+        assert_eq!(
+            e.to_string(),
+            "unknown arch `sm_60`: expected sm_70, sm_75, sm_80 or sm_90 (ptx-sync needs sm_70 or newer)"
+        );
+        // The case matters, as before: `SM_90` is not an arch.
+        assert_eq!("SM_90".parse::<Arch>().unwrap_err().text(), "SM_90");
+        let shown = e.to_string();
+        let config: crate::Error = e.into();
+        assert!(
+            matches!(&config, crate::Error::Config(m) if *m == shown),
+            "{config}"
+        );
     }
 }

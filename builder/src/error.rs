@@ -184,3 +184,11 @@ impl std::error::Error for Error {
         }
     }
 }
+
+/// For `?` on `"sm_80".parse::<Arch>()` in a function returning [`Error`]: an
+/// [`Error::Config`] with the parse error's text.
+impl From<crate::ParseArchError> for Error {
+    fn from(e: crate::ParseArchError) -> Error {
+        Error::Config(e.to_string())
+    }
+}

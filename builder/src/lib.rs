@@ -59,7 +59,7 @@ mod error;
 pub mod nvshmem;
 pub mod toolchain;
 
-pub use arch::Arch;
+pub use arch::{Arch, ParseArchError};
 pub use error::Error;
 use toolchain::Toolchain;
 
@@ -280,7 +280,7 @@ impl PtxBuilder {
             (Some(a), _) => Ok(a),
             (None, Ok(s)) => s
                 .parse()
-                .map_err(|e: String| Error::Config(format!("${ARCH_ENV}: {e}"))),
+                .map_err(|e: ParseArchError| Error::Config(format!("${ARCH_ENV}: {e}"))),
             (None, Err(_)) => Ok(Arch::DEFAULT),
         }
     }

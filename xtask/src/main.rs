@@ -95,7 +95,7 @@ fn parse(mut rest: impl Iterator<Item = String>, allowed: &[&str]) -> Result<Arg
         }
         let value = rest.next().ok_or_else(|| format!("{flag} needs a value"))?;
         match flag.as_str() {
-            "--arch" => args.arch = Some(value.parse()?),
+            "--arch" => args.arch = Some(value.parse::<Arch>().map_err(|e| e.to_string())?),
             "--dir" => args.dir = Some(PathBuf::from(value)),
             _ => args.filter = Some(value),
         }
