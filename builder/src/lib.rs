@@ -309,18 +309,19 @@ impl PtxBuilder {
     /// The RUSTFLAGS of the nested build, less the NVSHMEM link argument
     /// ([`nvshmem`](Self::nvshmem)), which [`cargo`](Self::cargo) adds once the install is found.
     pub fn rustflags(&self, toolchain: &Toolchain) -> Result<String, Error> {
-        let arch = self.resolved_arch()?;
-        let mut flags = format!(
-            "-C target-cpu={arch} -C target-feature={}",
-            arch.ptx_feature()
-        );
+        Ok(self.rustflags_from(arch_flags(self.resolved_arch()?), toolchain))
+    }
+
+    /// `arch_flags` plus the convergence workaround when this toolchain gets it.
+    fn rustflags_from(&self, arch_flags: String, toolchain: &Toolchain) -> String {
+        let mut flags = arch_flags;
         let workaround = self
             .convergence_workaround
             .unwrap_or_else(|| toolchain.needs_convergence_workaround());
         if workaround {
             flags += " -Zmir-enable-passes=-JumpThreading";
         }
-        Ok(flags)
+        flags
     }
 
     fn default_target_dir(&self, arch: Arch) -> PathBuf {
@@ -333,11 +334,39 @@ impl PtxBuilder {
 
     /// The nested build's target directory ([`target_dir`](Self::target_dir) or the default).
     pub fn resolved_target_dir(&self) -> Result<PathBuf, Error> {
-        let arch = self.resolved_arch()?;
-        Ok(self
-            .target_dir
+        Ok(self.target_dir_for(self.resolved_arch()?))
+    }
+
+    fn target_dir_for(&self, arch: Arch) -> PathBuf {
+        self.target_dir
             .clone()
-            .unwrap_or_else(|| self.default_target_dir(arch)))
+            .unwrap_or_else(|| self.default_target_dir(arch))
+    }
+
+    /// Everything a nested cargo run takes from this builder, the toolchain and the
+    /// environment, resolved once: the arch, the toolchain's components (checked, or installed
+    /// with [`install_missing_components`](Self::install_missing_components)), the flags, the
+    /// target dir and the debug check arguments.
+    fn plan(&self, nvshmem: Option<&nvshmem::Install>) -> Result<Plan, Error> {
+        let arch = self.resolved_arch()?;
+        let toolchain = Toolchain::detect_in(&self.crate_dir)?;
+        toolchain.ensure_components(self.install_components)?;
+        let docflags = arch_flags(arch);
+        let mut rustflags = self.rustflags_from(docflags.clone(), &toolchain);
+        let mut encoded_rustflags = None;
+        if let Some(install) = nvshmem {
+            let (plain, encoded) = with_link_arg(&rustflags, &install.bitcode());
+            rustflags = plain;
+            encoded_rustflags = encoded;
+        }
+        Ok(Plan {
+            arch,
+            rustflags,
+            encoded_rustflags,
+            docflags,
+            target_dir: self.target_dir_for(arch),
+            debug_check_args: self.debug_check_args()?,
+        })
     }
 
     /// `cargo <args> --target nvptx64-nvidia-cuda -Zbuild-std=core --target-dir <dir>`, run in
@@ -350,78 +379,62 @@ impl PtxBuilder {
     pub fn cargo(&self, args: &[&str]) -> Result<Command, Error> {
         self.manifest()?;
         let install = self.nvshmem_install()?;
-        self.cargo_with(args, install.as_ref())
+        let plan = self.plan(install.as_ref())?;
+        Ok(self.command(args, &plan))
     }
 
-    /// [`cargo`](Self::cargo) with NVSHMEM already found (or off).
-    fn cargo_with(
-        &self,
-        args: &[&str],
-        nvshmem: Option<&nvshmem::Install>,
-    ) -> Result<Command, Error> {
-        self.manifest()?;
-        let toolchain = Toolchain::detect_in(&self.crate_dir)?;
-        toolchain.ensure_components(self.install_components)?;
-        let arch = self.resolved_arch()?;
-        let mut rustflags = self.rustflags(&toolchain)?;
+    /// The nested `cargo <args>` of [`cargo`](Self::cargo), from a resolved plan.
+    fn command(&self, args: &[&str], plan: &Plan) -> Command {
         let mut cmd = nested_cargo();
-        if let Some(install) = nvshmem {
-            let (plain, encoded) = with_link_arg(&rustflags, &install.bitcode());
-            rustflags = plain;
-            if let Some(encoded) = encoded {
-                cmd.env("CARGO_ENCODED_RUSTFLAGS", encoded);
-            }
+        if let Some(encoded) = &plan.encoded_rustflags {
+            cmd.env("CARGO_ENCODED_RUSTFLAGS", encoded);
         }
-        let docflags = format!(
-            "-C target-cpu={arch} -C target-feature={}",
-            arch.ptx_feature()
-        );
         cmd.current_dir(&self.crate_dir)
             .env("RUSTC_BOOTSTRAP", "1")
-            .env("RUSTFLAGS", &rustflags)
-            .env("RUSTDOCFLAGS", docflags)
+            .env("RUSTFLAGS", &plan.rustflags)
+            .env("RUSTDOCFLAGS", &plan.docflags)
             .args(args)
             .args(["--target", TARGET, "-Zbuild-std=core", "--target-dir"])
-            .arg(self.resolved_target_dir()?);
+            .arg(&plan.target_dir);
         if !self.features.is_empty() {
             cmd.arg("--features").arg(self.features.join(","));
         }
-        cmd.args(self.debug_check_args()?);
-        Ok(cmd)
+        cmd.args(&plan.debug_check_args);
+        cmd
     }
 
     /// Builds the PTX (release) and returns its path in the target directory. Works anywhere;
     /// in a build script use [`build`](Self::build).
     pub fn compile(&self) -> Result<PathBuf, Error> {
-        self.manifest()?;
+        let stem = self.ptx_stem()?;
         let install = self.nvshmem_install()?;
-        Ok(self.compile_with_deps(install.as_ref())?.0)
+        Ok(self.compile_crate(&stem, install.as_ref())?.ptx)
     }
 
-    /// [`compile`](Self::compile), plus the source files cargo's dep-info lists for the PTX.
-    fn compile_with_deps(
+    /// [`compile`](Self::compile) of the crate whose PTX is `<stem>.ptx`, with NVSHMEM already
+    /// found (or off): the PTX and the source files cargo's dep-info lists for it.
+    fn compile_crate(
         &self,
+        stem: &str,
         nvshmem: Option<&nvshmem::Install>,
-    ) -> Result<(PathBuf, Vec<PathBuf>), Error> {
-        let stem = self.ptx_stem()?;
-        let arch = self.resolved_arch()?;
-        let mut cmd = self.cargo_with(&["build", "--release"], nvshmem)?;
+    ) -> Result<Built, Error> {
+        let plan = self.plan(nvshmem)?;
+        let mut cmd = self.command(&["build", "--release"], &plan);
         let out = cmd.output().map_err(|e| Error::Io {
             what: "running cargo".into(),
             source: e,
         })?;
-        let target_dir = self.resolved_target_dir()?;
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
             return Err(Error::Cargo {
                 crate_dir: self.crate_dir.clone(),
-                arch,
-                rustflags: env_of(&cmd, "RUSTFLAGS"),
+                arch: plan.arch,
+                rustflags: plan.rustflags,
                 hint: failure_hint(&stderr),
                 output: tail(&stderr, 60),
             });
         }
-        let release = target_dir.join(TARGET).join("release");
+        let release = plan.target_dir.join(TARGET).join("release");
         let ptx = release.join(format!("{stem}.ptx"));
         if !ptx.is_file() {
             return Err(Error::NoPtx(ptx));
@@ -429,7 +442,7 @@ impl PtxBuilder {
         let deps = std::fs::read_to_string(release.join(format!("{stem}.d")))
             .map(|text| dep_info_sources(&text))
             .unwrap_or_default();
-        Ok((ptx, deps))
+        Ok(Built { ptx, deps })
     }
 
     /// For `build.rs`: builds the PTX, copies it to `$OUT_DIR/<stem>.ptx`, sets the
@@ -457,7 +470,7 @@ impl PtxBuilder {
         }
         println!("cargo:rerun-if-env-changed={ARCH_ENV}");
         println!("cargo:rerun-if-env-changed={DEBUG_CHECKS_ENV}");
-        let install = if self.nvshmem {
+        if self.nvshmem {
             for var in [
                 nvshmem::HOME_ENV,
                 nvshmem::CACHE_ENV,
@@ -465,22 +478,19 @@ impl PtxBuilder {
             ] {
                 println!("cargo:rerun-if-env-changed={var}");
             }
-            self.manifest()?;
-            let install = self.nvshmem_install()?;
-            if let Some(install) = &install {
-                println!(
-                    "cargo:rustc-env={}={}",
-                    nvshmem::ROOT_ENV,
-                    install.root().display()
-                );
-            }
-            install
-        } else {
-            None
-        };
-        let (ptx, deps) = self.compile_with_deps(install.as_ref())?;
+        }
+        let stem = self.ptx_stem()?;
+        let install = self.nvshmem_install()?;
+        if let Some(install) = &install {
+            println!(
+                "cargo:rustc-env={}={}",
+                nvshmem::ROOT_ENV,
+                install.root().display()
+            );
+        }
+        let built = self.compile_crate(&stem, install.as_ref())?;
         let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from);
-        for dep in &deps {
+        for dep in &built.deps {
             // Sources of the toolchain and of registry crates do not change under a build.
             let fixed = cargo_home.as_ref().is_some_and(|h| dep.starts_with(h))
                 || dep.components().any(|c| c.as_os_str() == ".rustup");
@@ -488,10 +498,9 @@ impl PtxBuilder {
                 watch(dep);
             }
         }
-        let stem = self.ptx_stem()?;
         let dest = out_dir.join(format!("{stem}.ptx"));
-        std::fs::copy(&ptx, &dest).map_err(|e| Error::Io {
-            what: format!("copying {} to {}", ptx.display(), dest.display()),
+        std::fs::copy(&built.ptx, &dest).map_err(|e| Error::Io {
+            what: format!("copying {} to {}", built.ptx.display(), dest.display()),
             source: e,
         })?;
         let var = self
@@ -501,6 +510,37 @@ impl PtxBuilder {
         println!("cargo:rustc-env={var}={}", dest.display());
         Ok(dest)
     }
+}
+
+/// What one nested cargo run takes from the builder and the environment, resolved once
+/// ([`PtxBuilder::plan`]) and passed down.
+#[derive(Debug)]
+struct Plan {
+    arch: Arch,
+    /// RUSTFLAGS, with the NVSHMEM link argument when NVSHMEM is on.
+    rustflags: String,
+    /// CARGO_ENCODED_RUSTFLAGS, when the link argument's path has whitespace.
+    encoded_rustflags: Option<String>,
+    docflags: String,
+    target_dir: PathBuf,
+    debug_check_args: Vec<String>,
+}
+
+/// What a successful nested build left.
+#[derive(Debug)]
+struct Built {
+    ptx: PathBuf,
+    /// The sources cargo's dep-info lists for the PTX.
+    deps: Vec<PathBuf>,
+}
+
+/// `-C target-cpu=<arch> -C target-feature=+ptxNN`: the flags every nested run gets (its
+/// RUSTDOCFLAGS, and the start of its RUSTFLAGS).
+fn arch_flags(arch: Arch) -> String {
+    format!(
+        "-C target-cpu={arch} -C target-feature={}",
+        arch.ptx_feature()
+    )
 }
 
 /// A `cargo` command (`$CARGO`, else `cargo`) for a nested build, with the surrounding cargo's
@@ -651,14 +691,6 @@ fn failure_hint(stderr: &str) -> Option<String> {
         .iter()
         .find(|(needle, _)| stderr.contains(needle))
         .map(|(_, hint)| hint.to_string())
-}
-
-fn env_of(cmd: &Command, name: &str) -> String {
-    cmd.get_envs()
-        .find(|(k, _)| *k == name)
-        .and_then(|(_, v)| v)
-        .map(|v| v.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }
 
 /// The last `n` lines of `text`.
