@@ -98,6 +98,27 @@
 //! arrival (the price of knowing who is last), and is `8 + size_of::<F>()` bytes, the word
 //! first.
 //!
+//! ```
+//! use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+//! use ptx_sync::{Barrier, Gpu};
+//!
+//! // Three threads, two phases; the last arrival of each phase runs the completion.
+//! let phases = AtomicU32::new(0);
+//! let b = Barrier::<Gpu>::with_completion(3, || {
+//!     phases.fetch_add(1, Relaxed);
+//! });
+//! std::thread::scope(|s| {
+//!     for _ in 0..3 {
+//!         s.spawn(|| {
+//!             b.arrive_and_wait(); // ld.acquire.gpu.b64, atom.acq_rel.gpu.cas.b64 ...
+//!             assert!(phases.load(Relaxed) >= 1); // the completion ran before the release
+//!             b.arrive_and_wait();
+//!         });
+//!     }
+//! });
+//! assert_eq!(phases.load(Relaxed), 2);
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
@@ -362,6 +383,26 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// `atom.relaxed.<scope>.add.u64` (the counter's restart). With a completion:
     /// `ld.acquire.<scope>.b64`, `atom.acq_rel.<scope>.cas.b64` until it lands, or, when last,
     /// the completion and one `atom.acq_rel.<scope>.add.u64`.
+    ///
+    /// ```
+    /// use ptx_sync::{Atomic, Barrier, Gpu, Ordering::Relaxed};
+    ///
+    /// // Two producers arrive and move on; the consumer waits for the phase.
+    /// let produced: Barrier<Gpu> = Barrier::new(3);
+    /// let items = Atomic::<u32, Gpu>::new(0);
+    /// std::thread::scope(|s| {
+    ///     for _ in 0..2 {
+    ///         s.spawn(|| {
+    ///             items.fetch_add(1, Relaxed);
+    ///             // atom.acq_rel.gpu.add.u64: releases the add above, waits for nothing.
+    ///             let _ = produced.arrive();
+    ///         });
+    ///     }
+    ///     let token = produced.arrive();
+    ///     produced.wait(token); // ld.acquire.gpu.b64 polls until the phase bit flips
+    ///     assert_eq!(items.load(Relaxed), 2);
+    /// });
+    /// ```
     #[inline(always)]
     pub fn arrive(&self) -> Token {
         self.arrive_any(1)
@@ -405,6 +446,26 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// the one before (the phase is one bit: an older token looks like the current phase).
     ///
     /// PTX: `ld.acquire.<scope>.b64` polling, with `B` between polls.
+    ///
+    /// ```
+    /// use ptx_sync::{Atomic, Barrier, Cta, Ordering::Relaxed};
+    ///
+    /// // Split phase: arrive, do work that needs nobody else, then wait.
+    /// let b: Barrier<Cta> = Barrier::new(2);
+    /// let halves = [Atomic::<u32, Cta>::new(0), Atomic::new(0)];
+    /// std::thread::scope(|s| {
+    ///     for me in 0..2 {
+    ///         let (b, halves) = (&b, &halves);
+    ///         s.spawn(move || {
+    ///             halves[me].store(me as u32 + 1, Relaxed);
+    ///             let token = b.arrive(); // atom.acq_rel.cta.add.u64
+    ///             // ... work that needs nothing from the other thread ...
+    ///             b.wait(token); // ld.acquire.cta.b64: the other thread's store is visible
+    ///             assert_eq!(halves[1 - me].load(Relaxed), 2 - me as u32);
+    ///         });
+    ///     }
+    /// });
+    /// ```
     #[inline(always)]
     pub fn wait(&self, token: Token) {
         crate::debug_check_not_local(self, LOCAL);
@@ -488,6 +549,27 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     ///
     /// PTX: [`arrive`](Self::arrive)'s and [`wait`](Self::wait)'s (none for the arrival that
     /// completes the phase); per warp `activemask.b32`, `match.any.sync.b64`, `bar.warp.sync`.
+    ///
+    /// ```
+    /// use ptx_sync::{Atomic, Barrier, Gpu, Ordering::Relaxed};
+    ///
+    /// // Two phases: every thread writes its slot, then every thread reads all of them.
+    /// let b: Barrier<Gpu> = Barrier::new(4);
+    /// let slots: [Atomic<u32, Gpu>; 4] = core::array::from_fn(|_| Atomic::new(0));
+    /// std::thread::scope(|s| {
+    ///     for i in 0..4 {
+    ///         let (b, slots) = (&b, &slots);
+    ///         s.spawn(move || {
+    ///             slots[i].store(i as u32 + 1, Relaxed);
+    ///             // atom.acq_rel.gpu.add.u64, then ld.acquire.gpu.b64 polls: every store
+    ///             // before an arrival is visible after the wait.
+    ///             b.arrive_and_wait();
+    ///             assert_eq!(slots.iter().map(|x| x.load(Relaxed)).sum::<u32>(), 10);
+    ///             b.arrive_and_wait(); // the barrier is reusable: a second phase
+    ///         });
+    ///     }
+    /// });
+    /// ```
     #[inline(always)]
     pub fn arrive_and_wait(&self) {
         self.arrive_and_wait_by(|n| self.arrive_any(n))

@@ -53,6 +53,27 @@
 //! for their turn inside the warp could wait on a release that only they can cause. libcu++
 //! does not aggregate its semaphores either. Use [`Mutex`](crate::Mutex) for a lock.
 //!
+//! ```
+//! use ptx_sync::{Atomic, BinarySemaphore, Gpu, Ordering::Relaxed};
+//!
+//! // The unit as a lock around a read-modify-write that is not atomic by itself.
+//! let unit: BinarySemaphore<Gpu> = BinarySemaphore::new(1);
+//! let count = Atomic::<u32, Gpu>::new(0);
+//! std::thread::scope(|s| {
+//!     for _ in 0..4 {
+//!         s.spawn(|| {
+//!             for _ in 0..500 {
+//!                 unit.acquire(); // atom.acquire.gpu.exch.b32 of 0 returned 1
+//!                 let v = count.load(Relaxed);
+//!                 count.store(v + 1, Relaxed);
+//!                 unit.release(1); // st.release.gpu.b32 of 1 (an exchange in a debug build)
+//!             }
+//!         });
+//!     }
+//! });
+//! assert_eq!(count.load(Relaxed), 2000);
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |

@@ -10,6 +10,26 @@
 //! write) and an acquire pattern (a strong read, then fence). Store-to-load ordering (store
 //! buffering, Dekker, IRIW) needs `fence.sc` at a scope that covers every thread involved.
 //!
+//! ```
+//! use ptx_sync::{fence, Atomic, Gpu, Ordering::*};
+//!
+//! // Store buffering: each thread raises its own flag, then reads the other's. With
+//! // `fence.sc.gpu` between the store and the load, at least one of them sees a 1.
+//! let flags = [Atomic::<u32, Gpu>::new(0), Atomic::new(0)];
+//! let seen = std::thread::scope(|s| {
+//!     let threads = [0, 1].map(|me| {
+//!         let flags = &flags;
+//!         s.spawn(move || {
+//!             flags[me].store(1, Relaxed);
+//!             fence::<Gpu>(SeqCst); // fence.sc.gpu (Release or AcqRel would allow 0 and 0)
+//!             flags[1 - me].load(Relaxed)
+//!         })
+//!     });
+//!     threads.map(|t| t.join().unwrap())
+//! });
+//! assert_ne!(seen, [0, 0]);
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
@@ -27,9 +47,23 @@ use core::sync::atomic::Ordering;
 /// SeqCst (`fence.sc.<scope>`); Relaxed panics.
 ///
 /// ```
-/// use ptx_sync::{fence, Gpu};
-/// use core::sync::atomic::Ordering::SeqCst;
-/// fence::<Gpu>(SeqCst);
+/// use ptx_sync::{fence, Atomic, Gpu, Ordering::*};
+///
+/// // Message passing with relaxed accesses and a fence on each side.
+/// let data = Atomic::<u32, Gpu>::new(0);
+/// let flag = Atomic::<u32, Gpu>::new(0);
+/// std::thread::scope(|s| {
+///     s.spawn(|| {
+///         data.store(7, Relaxed);
+///         fence::<Gpu>(Release); // fence.acq_rel.gpu: with the flag store, a release pattern
+///         flag.store(1, Relaxed);
+///     });
+///     while flag.load(Relaxed) == 0 {
+///         core::hint::spin_loop();
+///     }
+///     fence::<Gpu>(Acquire); // fence.acq_rel.gpu: with the flag load, an acquire pattern
+///     assert_eq!(data.load(Relaxed), 7);
+/// });
 /// ```
 #[inline(always)]
 #[track_caller]

@@ -11,6 +11,22 @@
 //! `wait` polls (`ld` with `nanosleep` between polls) and `notify_*` are no-ops, as libcu++
 //! does on the device (see [`Atomic`]'s waiting).
 //!
+//! ```
+//! use ptx_sync::{Atomic, AtomicFlag, Gpu, Ordering::*};
+//!
+//! // A one-shot handoff: the writer sets the flag after the data, the reader waits for it.
+//! let ready = AtomicFlag::<Gpu>::new();
+//! let data = Atomic::<u32, Gpu>::new(0);
+//! std::thread::scope(|s| {
+//!     s.spawn(|| {
+//!         data.store(42, Relaxed);
+//!         ready.test_and_set(Release); // atom.release.gpu.exch.b32
+//!     });
+//!     ready.wait(false, Acquire); // ld.acquire.gpu.b32 polls until the flag is set
+//!     assert_eq!(data.load(Relaxed), 42);
+//! });
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
@@ -100,6 +116,30 @@ impl<S: Scope> AtomicFlag<S> {
     /// Sets the flag and returns whether it was already set. Every order.
     ///
     /// PTX: `atom.<sem>.<scope>.exch.b32` of 1.
+    ///
+    /// ```
+    /// use ptx_sync::{Atomic, AtomicFlag, Gpu, Ordering::*};
+    ///
+    /// // A spin lock around a read-modify-write that is not atomic by itself.
+    /// let lock = AtomicFlag::<Gpu>::new();
+    /// let count = Atomic::<u32, Gpu>::new(0);
+    /// std::thread::scope(|s| {
+    ///     for _ in 0..4 {
+    ///         s.spawn(|| {
+    ///             for _ in 0..500 {
+    ///                 // atom.acquire.gpu.exch.b32 of 1: the lock is ours when it returns 0
+    ///                 while lock.test_and_set(Acquire) {
+    ///                     lock.wait(true, Relaxed);
+    ///                 }
+    ///                 let v = count.load(Relaxed);
+    ///                 count.store(v + 1, Relaxed);
+    ///                 lock.clear(Release); // st.release.gpu.b32 of 0
+    ///             }
+    ///         });
+    ///     }
+    /// });
+    /// assert_eq!(count.load(Relaxed), 2000);
+    /// ```
     #[inline(always)]
     pub fn test_and_set(&self, order: Ordering) -> bool {
         self.word.swap(1, order) != 0
@@ -135,6 +175,23 @@ impl<S: Scope> AtomicFlag<S> {
     /// [`test(order)`](Self::test) with the [`NanoSleep`] policy between polls.
     ///
     /// PTX: `ld.<sem>.<scope>.b32` and `nanosleep.u32`.
+    ///
+    /// ```
+    /// use ptx_sync::{Atomic, AtomicFlag, Gpu, Ordering::*};
+    ///
+    /// // Wait for a clear: the flag says "busy" until the worker has stored its result.
+    /// let busy = AtomicFlag::<Gpu>::new();
+    /// busy.test_and_set(Relaxed);
+    /// let result = Atomic::<u32, Gpu>::new(0);
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| {
+    ///         result.store(7, Relaxed);
+    ///         busy.clear(Release); // st.release.gpu.b32 of 0
+    ///     });
+    ///     busy.wait(true, Acquire); // ld.acquire.gpu.b32 and nanosleep.u32 until clear
+    ///     assert_eq!(result.load(Relaxed), 7);
+    /// });
+    /// ```
     #[inline(always)]
     #[track_caller]
     pub fn wait(&self, old: bool, order: Ordering) {

@@ -14,6 +14,25 @@
 //! `bar.warp.sync` passes what it acquired to the others. One RMW and one poller per latch per
 //! warp instead of one per lane; lanes on other latches are neither counted nor waited for.
 //!
+//! ```
+//! use ptx_sync::{Atomic, Gpu, Latch, Ordering::Relaxed};
+//!
+//! // Fork and join: eight workers add into a total, the joiner reads it once all are done.
+//! let workers: Latch<Gpu> = Latch::new(8);
+//! let total = Atomic::<u32, Gpu>::new(0);
+//! std::thread::scope(|s| {
+//!     for i in 1..=8 {
+//!         let (workers, total) = (&workers, &total);
+//!         s.spawn(move || {
+//!             total.fetch_add(i, Relaxed);
+//!             workers.count_down();
+//!         });
+//!     }
+//!     workers.wait();
+//!     assert_eq!(total.load(Relaxed), 36);
+//! });
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
@@ -109,10 +128,22 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// PTX: `atom.release.<scope>.add.u32` of `-1`.
     ///
     /// ```
-    /// use ptx_sync::{Gpu, Latch};
-    /// let l: Latch<Gpu> = Latch::new(1);
-    /// l.count_down();
-    /// assert!(l.try_wait());
+    /// use ptx_sync::{Atomic, Gpu, Latch, Ordering::Relaxed};
+    ///
+    /// // Four workers fill their slots and count down; the host of the results waits.
+    /// let done: Latch<Gpu> = Latch::new(4);
+    /// let slots: [Atomic<u32, Gpu>; 4] = core::array::from_fn(|_| Atomic::new(0));
+    /// std::thread::scope(|s| {
+    ///     for (i, slot) in slots.iter().enumerate() {
+    ///         let done = &done;
+    ///         s.spawn(move || {
+    ///             slot.store(10 * i as u32, Relaxed);
+    ///             done.count_down(); // atom.release.gpu.add.u32 of -1: publishes the store
+    ///         });
+    ///     }
+    ///     done.wait(); // ld.acquire.gpu.b32 polls until the count is 0
+    ///     assert_eq!(slots.iter().map(|x| x.load(Relaxed)).sum::<u32>(), 60);
+    /// });
     /// ```
     #[inline(always)]
     pub fn count_down(&self) {
@@ -168,6 +199,27 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     }
 
     /// Waits until the latch is open.
+    ///
+    /// PTX: `ld.acquire.<scope>.b32` polls with `B`'s pauses (`nanosleep.u32` for the
+    /// default).
+    ///
+    /// ```
+    /// use ptx_sync::{Atomic, Gpu, Latch, Ordering::Relaxed};
+    ///
+    /// // A one-shot gate: three readers wait until one writer has published the input.
+    /// let ready: Latch<Gpu> = Latch::new(1);
+    /// let input = Atomic::<u32, Gpu>::new(0);
+    /// std::thread::scope(|s| {
+    ///     for _ in 0..3 {
+    ///         s.spawn(|| {
+    ///             ready.wait(); // ld.acquire.gpu.b32 reads the 0 the count_down wrote
+    ///             assert_eq!(input.load(Relaxed), 42);
+    ///         });
+    ///     }
+    ///     input.store(42, Relaxed);
+    ///     ready.count_down(); // atom.release.gpu.add.u32
+    /// });
+    /// ```
     #[inline(always)]
     pub fn wait(&self) {
         crate::debug_check_not_local(self, LOCAL);
@@ -224,6 +276,25 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     ///
     /// PTX: `atom.acq_rel.<scope>.add.u32` of minus the group's size, then, unless that
     /// arrival opened the latch, `ld.acquire` polls.
+    ///
+    /// ```
+    /// use ptx_sync::{Atomic, Gpu, Latch, Ordering::Relaxed};
+    ///
+    /// // Every thread publishes its part and waits for all the others' (once: a latch is
+    /// // single use; a `Barrier` takes more phases).
+    /// let all_in: Latch<Gpu> = Latch::new(4);
+    /// let parts: [Atomic<u32, Gpu>; 4] = core::array::from_fn(|_| Atomic::new(0));
+    /// std::thread::scope(|s| {
+    ///     for i in 0..4 {
+    ///         let (all_in, parts) = (&all_in, &parts);
+    ///         s.spawn(move || {
+    ///             parts[i].store(1 << i, Relaxed);
+    ///             all_in.arrive_and_wait(); // atom.acq_rel.gpu.add.u32, ld.acquire.gpu.b32
+    ///             assert_eq!(parts.iter().map(|p| p.load(Relaxed)).sum::<u32>(), 0b1111);
+    ///         });
+    ///     }
+    /// });
+    /// ```
     #[inline(always)]
     pub fn arrive_and_wait(&self) {
         let group = warp::peers(self);

@@ -22,6 +22,21 @@
 //! backoff: what loom checks), except under `warp::emulation`, where device/tests/warps.rs
 //! runs the groups, leaders and turns with real lanes.
 //!
+//! ```
+//! use ptx_sync::{Cta, Mutex};
+//!
+//! // A lock per bucket: threads on different buckets never wait for each other.
+//! let buckets: [Mutex<u32, Cta>; 4] = core::array::from_fn(|_| Mutex::new(0));
+//! std::thread::scope(|s| {
+//!     for t in 0..8u32 {
+//!         let buckets = &buckets;
+//!         s.spawn(move || *buckets[(t % 4) as usize].lock() += t);
+//!     }
+//! });
+//! let sums: Vec<u32> = buckets.into_iter().map(Mutex::into_inner).collect();
+//! assert_eq!(sums, [4, 6, 8, 10]); // bucket b holds b + (b + 4)
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
@@ -159,6 +174,30 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     }
 
     /// Takes the lock, waiting as long as it takes.
+    ///
+    /// PTX: `activemask.b32` and `match.any.sync.b64` (the lanes on this mutex); a lane alone
+    /// retries `atom.acquire.<scope>.cas.b32` with `B`'s pauses (`nanosleep.u32` for the
+    /// default), a group's leader polls `ld.relaxed.<scope>.b32` between its CASes; the lanes
+    /// of a group take turns with `bar.warp.sync`, and the last one's guard unlocks with
+    /// `st.release.<scope>.b32`.
+    ///
+    /// ```
+    /// use ptx_sync::{Gpu, Mutex};
+    ///
+    /// let total: Mutex<u32, Gpu> = Mutex::new(0);
+    /// std::thread::scope(|s| {
+    ///     for _ in 0..4 {
+    ///         s.spawn(|| {
+    ///             for _ in 0..1000 {
+    ///                 // atom.acquire.gpu.cas.b32 takes the word; the guard's drop stores
+    ///                 // st.release.gpu.b32, so the next holder sees this increment.
+    ///                 *total.lock() += 1;
+    ///             }
+    ///         });
+    ///     }
+    /// });
+    /// assert_eq!(total.into_inner(), 4000);
+    /// ```
     #[inline(always)]
     pub fn lock(&self) -> MutexGuard<'_, T, S, B> {
         crate::debug_check_not_local(self, LOCAL);
@@ -191,7 +230,23 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
         }
     }
 
-    /// Takes the lock if it is free now (one `atom.cas.acquire`); never waits.
+    /// Takes the lock if it is free now (one `atom.cas.acquire`); never waits. Not
+    /// warp-aggregated: the guard is this lane's alone.
+    ///
+    /// PTX: `atom.acquire.<scope>.cas.b32`; the guard's drop `st.release.<scope>.b32`.
+    ///
+    /// ```
+    /// use ptx_sync::{Gpu, Mutex};
+    ///
+    /// let m: Mutex<u32, Gpu> = Mutex::new(7);
+    /// std::thread::scope(|s| {
+    ///     let held = m.lock();
+    ///     // Another thread's attempt fails at once (its CAS reads 1) instead of waiting.
+    ///     s.spawn(|| assert!(m.try_lock().is_none())).join().unwrap();
+    ///     drop(held); // st.release.gpu.b32
+    ///     s.spawn(|| assert_eq!(m.try_lock().map(|g| *g), Some(7))).join().unwrap();
+    /// });
+    /// ```
     #[inline(always)]
     pub fn try_lock(&self) -> Option<MutexGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);

@@ -10,6 +10,27 @@
 //! | [`Cluster`] | `.cluster` | threads of the same cluster (sm_90+)      | `thread_scope_cluster` |
 //! | [`Gpu`]     | `.gpu`     | all threads of the same GPU               | `thread_scope_device`  |
 //! | [`Sys`]     | `.sys`     | the GPU, other GPUs and the host CPU      | `thread_scope_system`  |
+//!
+//! ```
+//! use ptx_sync::{Atomic, Cta, Gpu, Latch, Ordering::Relaxed, Scope, ScopeKind};
+//!
+//! // The scope is part of the type: a counter of one block, a latch for the whole GPU.
+//! let hits = Atomic::<u32, Cta>::new(0);
+//! hits.fetch_add(1, Relaxed); // atom.relaxed.cta.add.u32
+//! let blocks_done: Latch<Gpu> = Latch::new(1);
+//! blocks_done.count_down(); // atom.release.gpu.add.u32
+//!
+//! // Generic code reads the scope from the type, folded at compile time.
+//! fn qualifier<S: Scope>() -> &'static str {
+//!     match S::KIND {
+//!         ScopeKind::Cta => ".cta",
+//!         ScopeKind::Cluster => ".cluster",
+//!         ScopeKind::Gpu => ".gpu",
+//!         ScopeKind::Sys => ".sys",
+//!     }
+//! }
+//! assert_eq!((qualifier::<Cta>(), qualifier::<Gpu>()), (".cta", ".gpu"));
+//! ```
 
 /// Which PTX scope a marker stands for. Matching on [`Scope::KIND`] folds at compile time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

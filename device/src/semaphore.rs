@@ -26,6 +26,24 @@
 //! only by a successful CAS from `c > 0` to `c - 1`, and RMWs on one word are atomic, so at
 //! most `MAX` units are ever held when the count never exceeds `MAX`.
 //!
+//! ```
+//! use ptx_sync::{Gpu, Semaphore};
+//!
+//! // A pool of 3 buffers shared by 8 threads: each takes one, uses it, gives it back.
+//! let free: Semaphore<Gpu, 3> = Semaphore::new(3);
+//! std::thread::scope(|s| {
+//!     for _ in 0..8 {
+//!         s.spawn(|| {
+//!             free.acquire();
+//!             // ... at most 3 threads are here at once ...
+//!             free.release(1);
+//!         });
+//!     }
+//! });
+//! assert_eq!(free.available(), 3);
+//! assert!(!Semaphore::<Gpu, 3>::new(0).try_acquire()); // no unit: fails without waiting
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
@@ -123,6 +141,26 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// count is positive; waiting: `ld.relaxed` polls with `B`'s pauses (the default
     /// [`Elapsed`]: `%globaltimer`, then `nanosleep.u32` after 40 us). `MAX == 1`: see
     /// [`BinarySemaphore`] (`atom.acquire.<scope>.exch.b32`).
+    ///
+    /// ```
+    /// use ptx_sync::{Atomic, Gpu, Ordering::Relaxed, Semaphore};
+    ///
+    /// // At most two of six threads inside at once.
+    /// let slots: Semaphore<Gpu, 2> = Semaphore::new(2);
+    /// let (inside, peak) = (Atomic::<u32, Gpu>::new(0), Atomic::<u32, Gpu>::new(0));
+    /// std::thread::scope(|s| {
+    ///     for _ in 0..6 {
+    ///         s.spawn(|| {
+    ///             slots.acquire(); // ld.relaxed.gpu.b32, then atom.acquire.gpu.cas.b32
+    ///             peak.fetch_max(inside.fetch_add(1, Relaxed) + 1, Relaxed);
+    ///             inside.fetch_sub(1, Relaxed);
+    ///             slots.release(1);
+    ///         });
+    ///     }
+    /// });
+    /// assert!(peak.load(Relaxed) <= 2); // never more holders than units
+    /// assert_eq!(slots.available(), 2); // and every unit came back
+    /// ```
     #[inline(always)]
     pub fn acquire(&self) {
         crate::debug_check_not_local(self, LOCAL);
@@ -245,6 +283,29 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// PTX (`MAX > 1`): `red.release.<scope>.add.u32`; debug builds `atom.release.<scope>.add.u32`
     /// (the old value is checked against `MAX`). `MAX == 1`: `st.release.<scope>.b32` of 1
     /// (see [`BinarySemaphore`]).
+    ///
+    /// ```
+    /// use ptx_sync::{Atomic, Gpu, Ordering::Relaxed, Semaphore};
+    ///
+    /// // A producer publishes three items, one unit each; the consumer takes them in turn.
+    /// let items: Semaphore<Gpu, 8> = Semaphore::new(0);
+    /// let buf: [Atomic<u32, Gpu>; 3] = core::array::from_fn(|_| Atomic::new(0));
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| {
+    ///         for (i, slot) in buf.iter().enumerate() {
+    ///             slot.store(100 + i as u32, Relaxed);
+    ///             // red.release.gpu.add.u32 (atom.release in a debug build): the unit
+    ///             // carries the store above to whoever takes it.
+    ///             items.release(1);
+    ///         }
+    ///     });
+    ///     for (i, slot) in buf.iter().enumerate() {
+    ///         items.acquire(); // the (i + 1)-th unit: item i is visible
+    ///         assert_eq!(slot.load(Relaxed), 100 + i as u32);
+    ///     }
+    /// });
+    /// assert_eq!(items.available(), 0);
+    /// ```
     #[inline(always)]
     pub fn release(&self, n: u32) {
         crate::debug_check_not_local(self, LOCAL);

@@ -17,6 +17,23 @@
 //! On the host backend (tests) a `Shared<T>` is an ordinary pointer: the same code runs there,
 //! with `read`/`write` as plain reads and writes.
 //!
+//! ```
+//! use ptx_sync::shared::Shared;
+//!
+//! ptx_sync::shared! { static TILE: [u32; 8]; }
+//! let tile = TILE.shared(); // mov.u32 of the variable: its .shared address
+//! unsafe {
+//!     for i in 0..8 {
+//!         tile.at(i).write(i as u32 * i as u32); // st.shared.b32
+//!     }
+//!     assert_eq!(tile.at(7).read(), 49); // ld.shared.b32
+//!     // The same location from a generic pointer (cvta.to.shared.u64) and back.
+//!     let third = Shared::from_generic(TILE.as_ptr().cast::<u32>().add(3));
+//!     assert_eq!(third.read(), 9);
+//!     assert_eq!(third.generic(), tile.at(3).generic());
+//! }
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |

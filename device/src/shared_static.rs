@@ -15,6 +15,22 @@
 //! a `&'static T` for the primitives (`BlockBarrier`, `Atomic<_, Cta>`, `Mutex<_, Cta>`...),
 //! which take generic addresses.
 //!
+//! ```
+//! use ptx_sync::{shared, Atomic, Cta, Ordering::Relaxed};
+//!
+//! shared! {
+//!     /// The block's histogram.
+//!     static BINS: [Atomic<u32, Cta>; 4];
+//! }
+//! // One thread initializes it, then block::sync() on the GPU; then everyone uses it.
+//! unsafe { BINS.as_ptr().write(core::array::from_fn(|_| Atomic::new(0))) };
+//! let bins = unsafe { BINS.get() };
+//! for v in [1u32, 3, 3, 0, 3] {
+//!     bins[v as usize].fetch_add(1, Relaxed); // atom.relaxed.cta.add.u32
+//! }
+//! assert_eq!(bins.each_ref().map(|b| b.load(Relaxed)), [1, 1, 0, 3]);
+//! ```
+//!
 //! # One per block, uninitialized
 //!
 //! Each block of a launch has its own copy, and it holds whatever the last kernel on that SM

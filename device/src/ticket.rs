@@ -10,6 +10,25 @@
 //! the critical sections are ordered by causality order (PTX ISA, "Memory Consistency Model").
 //! Ticket numbers are unique because `atom.add` is atomic; the ticket itself needs no order.
 //!
+//! ```
+//! use ptx_sync::{Gpu, TicketLock};
+//!
+//! let log: TicketLock<Vec<u32>, Gpu> = TicketLock::new(Vec::new());
+//! std::thread::scope(|s| {
+//!     for _ in 0..4 {
+//!         s.spawn(|| {
+//!             for _ in 0..25 {
+//!                 let mut g = log.lock();
+//!                 let ticket = g.ticket();
+//!                 g.push(ticket);
+//!             }
+//!         });
+//!     }
+//! });
+//! // Holders entered in the order they drew their tickets: the log is 0, 1, 2, ...
+//! assert_eq!(log.into_inner(), (0..100).collect::<Vec<u32>>());
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
@@ -138,6 +157,29 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     }
 
     /// Takes a ticket and waits until it is served.
+    ///
+    /// PTX: `atom.relaxed.<scope>.add.u32` (the ticket), `ld.acquire.<scope>.b32` polls of
+    /// `serving` with `B`'s pauses (`nanosleep.u32` for the default); the guard's drop stores
+    /// the next ticket with `st.release.<scope>.b32`.
+    ///
+    /// ```
+    /// use ptx_sync::{Gpu, TicketLock};
+    ///
+    /// let counter: TicketLock<u32, Gpu> = TicketLock::new(0);
+    /// std::thread::scope(|s| {
+    ///     for _ in 0..4 {
+    ///         s.spawn(|| {
+    ///             for _ in 0..100 {
+    ///                 // atom.relaxed.gpu.add.u32 draws the ticket; ld.acquire.gpu.b32 polls
+    ///                 // until the previous holder's st.release.gpu.b32 serves it.
+    ///                 *counter.lock() += 1;
+    ///             }
+    ///         });
+    ///     }
+    /// });
+    /// let g = counter.lock();
+    /// assert_eq!((*g, g.ticket()), (400, 400)); // 400 tickets were served before this one
+    /// ```
     #[inline(always)]
     pub fn lock(&self) -> TicketGuard<'_, T, S, B> {
         crate::debug_check_not_local(self, LOCAL);
@@ -152,6 +194,21 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
 
     /// Takes the lock if no one holds or waits for it now; never waits (and never takes a
     /// ticket it would have to wait for).
+    ///
+    /// PTX: `ld.acquire.<scope>.b32` of `serving`, then `atom.relaxed.<scope>.cas.b32` of
+    /// `next` from that ticket to the one after it.
+    ///
+    /// ```
+    /// use ptx_sync::{Gpu, TicketLock};
+    ///
+    /// let l: TicketLock<u32, Gpu> = TicketLock::new(0);
+    /// std::thread::scope(|s| {
+    ///     let held = l.lock();
+    ///     s.spawn(|| assert!(l.try_lock().is_none())).join().unwrap(); // held: no ticket taken
+    ///     drop(held);
+    ///     s.spawn(|| assert_eq!(l.try_lock().map(|g| g.ticket()), Some(1))).join().unwrap();
+    /// });
+    /// ```
     #[inline(always)]
     pub fn try_lock(&self) -> Option<TicketGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);

@@ -8,6 +8,19 @@
 //!   sm_70+): the number of accesses is preserved exactly, for memory-mapped device registers
 //!   where a read or write has side effects.
 //!
+//! ```
+//! use ptx_sync::volatile::{read_mmio, read_volatile, write_mmio, write_volatile};
+//!
+//! let mut status = 0u32;
+//! let mut doorbell = 0u64;
+//! unsafe {
+//!     write_volatile(&mut status, 3); // st.volatile.b32
+//!     assert_eq!(read_volatile(&status), 3); // ld.volatile.b32
+//!     write_mmio(&mut doorbell, 1); // st.mmio.relaxed.sys.b64: exactly one write
+//!     assert_eq!(read_mmio(&doorbell), 1); // ld.mmio.relaxed.sys.b64
+//! }
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |

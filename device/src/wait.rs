@@ -6,6 +6,38 @@
 //! [`Instant`] (`*_until`); see [`clock`](crate::clock) for the clock on
 //! the GPU (`%globaltimer`) and on the host (a virtual clock, for reproducible tests).
 //!
+//! ```
+//! use ptx_sync::wait::{self, Backoff, NanoSleep, Spin};
+//! use ptx_sync::{Atomic, Gpu, Mutex, Ordering::Acquire};
+//!
+//! // A short critical section: poll back to back instead of sleeping.
+//! let m: Mutex<u32, Gpu, Spin> = Mutex::new(0);
+//! std::thread::scope(|s| {
+//!     for _ in 0..2 {
+//!         s.spawn(|| *m.lock() += 1);
+//!     }
+//! });
+//! assert_eq!(m.into_inner(), 2);
+//!
+//! // A policy of its own: at most 16 polls, then sleeps of 1 us (nanosleep.u32 on the GPU).
+//! #[derive(Default)]
+//! struct Patient(u64);
+//! impl Backoff for Patient {
+//!     fn pause(&mut self) {
+//!         self.0 += 1;
+//!         if self.0 > 16 {
+//!             wait::sleep_ns(1_000);
+//!         }
+//!     }
+//!     fn waited_ns(&self) -> u64 {
+//!         self.0.saturating_sub(16) * 1_000
+//!     }
+//! }
+//! let word = Atomic::<u32, Gpu>::new(5);
+//! assert_eq!(wait::poll_until::<Patient, _>(|| Some(word.load(Acquire)).filter(|&v| v > 0)), 5);
+//! let _default: NanoSleep = NanoSleep::default(); // 32 ns, doubling to 1024 ns
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
