@@ -21,8 +21,10 @@
 //!   the host crate as `PTX_SYNC_NVSHMEM_HOME`,
 //!
 //! and in a build script: the PTX copied into `OUT_DIR`, an environment variable naming it for
-//! `include_str!`, and `cargo:rerun-if-changed` for every source file the kernels were built
-//! from (read from cargo's dep-info, so path dependencies count too).
+//! `include_str!`, `cargo:rerun-if-changed` for every source file the kernels were built
+//! from (read from cargo's dep-info, so path dependencies count too), and the kernel crate's
+//! compiler warnings passed on as `cargo:warning=` lines, one line each (see
+//! [`PtxBuilder::build`]).
 //!
 //! ```no_run
 //! // build.rs of the host crate; the kernel crate is a `no_std` cdylib in ../kernels.
@@ -55,6 +57,7 @@
 #![warn(missing_debug_implementations)]
 
 mod arch;
+mod diagnostics;
 mod error;
 pub mod nvshmem;
 pub mod toolchain;
@@ -288,13 +291,7 @@ impl PtxBuilder {
     /// The PTX file's stem: the kernel crate's `[lib] name`, else its package name, with `-`
     /// as `_` (what rustc names the `.ptx`).
     pub fn ptx_stem(&self) -> Result<String, Error> {
-        let manifest = self.manifest()?;
-        let text = std::fs::read_to_string(&manifest).map_err(|e| Error::Io {
-            what: format!("reading {}", manifest.display()),
-            source: e,
-        })?;
-        lib_name(&text)
-            .ok_or_else(|| Error::Config(format!("{} has no [package] name", manifest.display())))
+        Ok(self.kernel_crate()?.stem)
     }
 
     fn manifest(&self) -> Result<PathBuf, Error> {
@@ -304,6 +301,24 @@ impl PtxBuilder {
         } else {
             Err(Error::CrateNotFound(self.crate_dir.clone()))
         }
+    }
+
+    /// The kernel crate's manifest, read and parsed once.
+    fn kernel_crate(&self) -> Result<KernelCrate, Error> {
+        let manifest = self.manifest()?;
+        let text = std::fs::read_to_string(&manifest).map_err(|e| Error::Io {
+            what: format!("reading {}", manifest.display()),
+            source: e,
+        })?;
+        let (package, lib) = manifest_names(&text);
+        let stem = artifact_name(package.as_deref(), lib.as_deref()).ok_or_else(|| {
+            Error::Config(format!("{} has no [package] name", manifest.display()))
+        })?;
+        Ok(KernelCrate {
+            name: package.unwrap_or_else(|| stem.clone()),
+            stem,
+            manifest,
+        })
     }
 
     /// The RUSTFLAGS of the nested build, less the NVSHMEM link argument
@@ -406,43 +421,51 @@ impl PtxBuilder {
     /// Builds the PTX (release) and returns its path in the target directory. Works anywhere;
     /// in a build script use [`build`](Self::build).
     pub fn compile(&self) -> Result<PathBuf, Error> {
-        let stem = self.ptx_stem()?;
+        let krate = self.kernel_crate()?;
         let install = self.nvshmem_install()?;
-        Ok(self.compile_crate(&stem, install.as_ref())?.ptx)
+        Ok(self.compile_crate(&krate, install.as_ref())?.ptx)
     }
 
-    /// [`compile`](Self::compile) of the crate whose PTX is `<stem>.ptx`, with NVSHMEM already
-    /// found (or off): the PTX and the source files cargo's dep-info lists for it.
+    /// [`compile`](Self::compile) of a crate whose manifest was read, with NVSHMEM already
+    /// found (or off): the PTX, the source files cargo's dep-info lists for it, and the
+    /// diagnostics of the build.
     fn compile_crate(
         &self,
-        stem: &str,
+        krate: &KernelCrate,
         nvshmem: Option<&nvshmem::Install>,
     ) -> Result<Built, Error> {
         let plan = self.plan(nvshmem)?;
-        let mut cmd = self.command(&["build", "--release"], &plan);
+        // JSON on stdout, so that the kernel crate's warnings can be told from the others.
+        let mut cmd = self.command(&["build", "--release", "--message-format=json"], &plan);
         let out = cmd.output().map_err(|e| Error::Io {
             what: "running cargo".into(),
             source: e,
         })?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
         if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let output = diagnostics::failure_output(&stdout, &stderr);
             return Err(Error::Cargo {
                 crate_dir: self.crate_dir.clone(),
                 arch: plan.arch,
                 rustflags: plan.rustflags,
-                hint: failure_hint(&stderr),
-                output: tail(&stderr, 60),
+                hint: failure_hint(&output),
+                output: tail(&output, 60),
             });
         }
         let release = plan.target_dir.join(TARGET).join("release");
-        let ptx = release.join(format!("{stem}.ptx"));
+        let ptx = release.join(format!("{}.ptx", krate.stem));
         if !ptx.is_file() {
             return Err(Error::NoPtx(ptx));
         }
-        let deps = std::fs::read_to_string(release.join(format!("{stem}.d")))
+        let deps = std::fs::read_to_string(release.join(format!("{}.d", krate.stem)))
             .map(|text| dep_info_sources(&text))
             .unwrap_or_default();
-        Ok(Built { ptx, deps })
+        Ok(Built {
+            ptx,
+            deps,
+            diagnostics: diagnostics::parse_output(&stdout),
+        })
     }
 
     /// For `build.rs`: builds the PTX, copies it to `$OUT_DIR/<stem>.ptx`, sets the
@@ -450,6 +473,14 @@ impl PtxBuilder {
     /// `cargo:rerun-if-changed` for the kernel crate's manifest, lock file, `src/` and every
     /// source its dep-info lists, and returns the path. [`Error::NotInBuildScript`] without
     /// `$OUT_DIR`.
+    ///
+    /// The kernel crate's own compiler warnings are passed on as `cargo:warning=` lines, which
+    /// cargo shows, one line each: `` kernels: unused variable: `x` --> src/lib.rs:10:9 `` (the
+    /// package name, the message on one line, where rustc points, the file relative to the
+    /// kernel crate's workspace). The first 20 are shown, then a line that counts the rest.
+    /// Warnings of its dependencies and rustc's notes about the command line (such as `+ptx84`
+    /// being an unstable target feature) are not; a build that fails carries all of cargo's
+    /// output in its [`Error::Cargo`].
     pub fn build(&self) -> Result<PathBuf, Error> {
         let out_dir = std::env::var_os("OUT_DIR")
             .map(PathBuf::from)
@@ -479,7 +510,7 @@ impl PtxBuilder {
                 println!("cargo:rerun-if-env-changed={var}");
             }
         }
-        let stem = self.ptx_stem()?;
+        let krate = self.kernel_crate()?;
         let install = self.nvshmem_install()?;
         if let Some(install) = &install {
             println!(
@@ -488,7 +519,10 @@ impl PtxBuilder {
                 install.root().display()
             );
         }
-        let built = self.compile_crate(&stem, install.as_ref())?;
+        let built = self.compile_crate(&krate, install.as_ref())?;
+        for line in diagnostics::warning_lines(&built.diagnostics, &krate.manifest, &krate.name) {
+            println!("{line}");
+        }
         let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from);
         for dep in &built.deps {
             // Sources of the toolchain and of registry crates do not change under a build.
@@ -498,7 +532,7 @@ impl PtxBuilder {
                 watch(dep);
             }
         }
-        let dest = out_dir.join(format!("{stem}.ptx"));
+        let dest = out_dir.join(format!("{}.ptx", krate.stem));
         std::fs::copy(&built.ptx, &dest).map_err(|e| Error::Io {
             what: format!("copying {} to {}", built.ptx.display(), dest.display()),
             source: e,
@@ -506,10 +540,21 @@ impl PtxBuilder {
         let var = self
             .env_var
             .clone()
-            .unwrap_or_else(|| format!("{}_PTX", stem.to_uppercase()));
+            .unwrap_or_else(|| format!("{}_PTX", krate.stem.to_uppercase()));
         println!("cargo:rustc-env={var}={}", dest.display());
         Ok(dest)
     }
+}
+
+/// The kernel crate's manifest, read once per build.
+#[derive(Debug)]
+struct KernelCrate {
+    /// Its `Cargo.toml`.
+    manifest: PathBuf,
+    /// `[package] name` (what forwarded warnings are labelled with).
+    name: String,
+    /// The PTX file's stem ([`PtxBuilder::ptx_stem`]).
+    stem: String,
 }
 
 /// What one nested cargo run takes from the builder and the environment, resolved once
@@ -532,6 +577,8 @@ struct Built {
     ptx: PathBuf,
     /// The sources cargo's dep-info lists for the PTX.
     deps: Vec<PathBuf>,
+    /// The compiler's messages (cargo's `--message-format=json`).
+    diagnostics: Vec<diagnostics::Diagnostic>,
 }
 
 /// `-C target-cpu=<arch> -C target-feature=+ptxNN`: the flags every nested run gets (its
@@ -605,7 +652,19 @@ fn outer_profile_dir(out_dir: &Path) -> Option<PathBuf> {
 }
 
 /// The lib name rustc gives the crate's artifacts: `[lib] name`, else `[package] name`, `-` as `_`.
+#[cfg(test)]
 fn lib_name(manifest: &str) -> Option<String> {
+    let (package, lib) = manifest_names(manifest);
+    artifact_name(package.as_deref(), lib.as_deref())
+}
+
+/// `lib`, else `package`, with `-` as `_`: the name rustc gives the crate's artifacts.
+fn artifact_name(package: Option<&str>, lib: Option<&str>) -> Option<String> {
+    lib.or(package).map(|n| n.replace('-', "_"))
+}
+
+/// `[package] name` and `[lib] name` of a manifest, as written.
+fn manifest_names(manifest: &str) -> (Option<String>, Option<String>) {
     let mut section = "";
     let (mut package, mut lib) = (None, None);
     for line in manifest.lines().map(str::trim) {
@@ -632,7 +691,7 @@ fn lib_name(manifest: &str) -> Option<String> {
             _ => {}
         }
     }
-    lib.or(package).map(|n| n.replace('-', "_"))
+    (package, lib)
 }
 
 /// The prerequisites of a make-style dep-info file (`out: a.rs b\ c.rs`), one per path.

@@ -5,7 +5,8 @@
 //! The same kernel crate checks that `shared!`'s `#[align(N)]` reaches the PTX, that the
 //! checks which hold in every build print their message whatever the panic handler, and a host
 //! crate's `build.rs` written as the README shows gets the checks in `cargo run` and not in
-//! `cargo run --release`.
+//! `cargo run --release`. A host crate that builds it with warnings gets each of them from
+//! cargo as one `warning:` line.
 
 use ptx_sync_build::{Arch, PtxBuilder, DEBUG_CHECKS_ENV};
 use std::path::{Path, PathBuf};
@@ -54,7 +55,7 @@ fn kernel_crate() -> PathBuf {
     let manifest = format!(
         "[package]\nname = \"debug-checks-kernel\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
          [lib]\ncrate-type = [\"cdylib\"]\n\n[dependencies]\nptx-sync = {{ path = {:?} }}\n\n\
-         [features]\nalways = []\nconst_fail = []\n\n\
+         [features]\nalways = []\nconst_fail = []\nwarns = []\n\n\
          [profile.release]\npanic = \"abort\"\n\n[profile.dev]\npanic = \"abort\"\n\n[workspace]\n",
         root.join("device")
     );
@@ -78,7 +79,11 @@ fn kernel_crate() -> PathBuf {
             let order = if release == 1 { Release } else { Acquire };\n\
             unsafe { *out = ptx_sync::Atomic::<u32, ptx_sync::Gpu>::from_ptr(p).load(order) };\n}\n\
         #[cfg(feature = \"const_fail\")]\n\
-        pub static SEMAPHORE: ptx_sync::Semaphore<ptx_sync::Gpu, 1> = ptx_sync::Semaphore::new(2);\n";
+        pub static SEMAPHORE: ptx_sync::Semaphore<ptx_sync::Gpu, 1> = ptx_sync::Semaphore::new(2);\n\
+        #[cfg(feature = \"warns\")]\n#[deprecated(note = \"two\\nlines\")]\nfn old() {}\n\
+        #[cfg(feature = \"warns\")]\n#[unsafe(no_mangle)]\n\
+        pub unsafe extern \"ptx-kernel\" fn warns(p: *mut u32) {\n\
+            let unused = 1;\n    old();\n    unsafe { *p = 0 };\n}\n";
     std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
     dir
 }
@@ -210,4 +215,92 @@ fn debug_checks_follow_the_host_build_by_default() {
         "{release}"
     );
     assert!(release.contains("atom.release.gpu.add.u32"), "{release}");
+}
+
+/// Where `needle` starts in the kernel crate's `src/lib.rs`, as rustc says it (`line:column`,
+/// both from 1).
+fn position_in_lib(kernel: &Path, needle: &str) -> String {
+    let lib = std::fs::read_to_string(kernel.join("src/lib.rs")).unwrap();
+    let (line, text) = lib
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains(needle))
+        .unwrap_or_else(|| panic!("no `{needle}` in {lib}"));
+    format!("{}:{}", line + 1, text.find(needle).unwrap() + 1)
+}
+
+/// The kernel crate's own warnings reach the user of a host crate as one cargo `warning:`
+/// line each (a multi-line message folded into one), and nothing else of the nested build
+/// does: not rustc's note about `+ptx84`, and no build script output line that cargo would not
+/// read.
+#[test]
+fn the_kernel_crates_warnings_are_forwarded_one_line_each() {
+    let _one = one_build_at_a_time();
+    let kernel = kernel_crate();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("warnings-host");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let builder = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = format!(
+        "[package]\nname = \"warnings-host\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [build-dependencies]\nptx-sync-build = {{ path = {builder:?} }}\n\n[workspace]\n"
+    );
+    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    let build_rs = format!(
+        "fn main() -> Result<(), ptx_sync_build::Error> {{\n\
+         ptx_sync_build::PtxBuilder::new({kernel:?})\n\
+         .arch(ptx_sync_build::Arch::Sm90)\n\
+         .target_dir({target:?})\n\
+         .install_missing_components(true)\n\
+         .debug_checks(false)\n\
+         .features([\"warns\"])\n\
+         .build()?;\nOk(())\n}}\n",
+        target = kernel.join("target")
+    );
+    std::fs::write(dir.join("build.rs"), build_rs).unwrap();
+    std::fs::write(dir.join("src/main.rs"), "fn main() {}\n").unwrap();
+    let out = ptx_sync_build::nested_cargo()
+        .current_dir(&dir)
+        .args(["build", "--offline"])
+        .output()
+        .expect("running cargo");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let expected = [
+        format!(
+            "warning: warnings-host@0.1.0: debug-checks-kernel: unused variable: `unused` \
+             --> src/lib.rs:{}",
+            position_in_lib(&kernel, "unused")
+        ),
+        format!(
+            "warning: warnings-host@0.1.0: debug-checks-kernel: use of deprecated function \
+             `old`: two lines --> src/lib.rs:{}",
+            position_in_lib(&kernel, "old();")
+        ),
+    ];
+    for line in &expected {
+        assert!(
+            stderr.lines().any(|l| l == line),
+            "no `{line}` in:\n{stderr}"
+        );
+    }
+    let forwarded: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: warnings-host@0.1.0: "))
+        .collect();
+    assert_eq!(forwarded.len(), 2, "{stderr}");
+    assert!(!stderr.contains("ptx84"), "{stderr}");
+    // The build script's own output (what cargo read): `cargo:` lines only.
+    let build = dir.join("target/debug/build");
+    let output = std::fs::read_dir(&build)
+        .unwrap()
+        .map(|e| e.unwrap().path().join("output"))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("no build script output under {}", build.display()));
+    let output = std::fs::read_to_string(output).unwrap();
+    let warnings = output
+        .lines()
+        .filter(|l| l.starts_with("cargo:warning="))
+        .count();
+    assert_eq!(warnings, 2, "{output}");
+    assert!(output.lines().all(|l| l.starts_with("cargo:")), "{output}");
 }
