@@ -1,7 +1,9 @@
 //! The READMEs show one flagship kernel, and it is the one examples/ builds (edition 2024,
 //! through ptx-sync-build) and the GPU suite runs (`examples_app`): README.md's and
-//! device/README.md's copies must be that text, and host/README.md's host program must be
-//! README.md's quick-start `main.rs`, so what a reader copies from any of them is the same code.
+//! device/README.md's copies must be that text (examples/kernels/src/sum_then_publish.rs, the
+//! kernel of examples/app/examples/01-sum-then-publish.rs), and host/README.md's host program
+//! must be README.md's quick-start `main.rs`, so what a reader copies from any of them is the
+//! same code.
 
 use std::path::Path;
 
@@ -24,17 +26,20 @@ fn block_from<'a>(text: &'a str, start: &str, what: &str) -> &'a str {
 const KERNEL_START: &str = "/// Sums `input` into `*total`";
 const MAIN_START: &str = "use ptx_sync_host::{launch, Device};";
 
+/// The examples' module of the flagship kernel (example 01).
+const EXAMPLES_KERNEL: &str = "examples/kernels/src/sum_then_publish.rs";
+
 #[test]
 fn readme_kernel_is_the_examples_kernel() {
     let root = xtask::workspace_root();
-    let kernels = read(&root, "examples/kernels/src/lib.rs");
+    let kernels = read(&root, EXAMPLES_KERNEL);
     for path in ["README.md", "device/README.md"] {
         let readme = read(&root, path);
         let kernel = block_from(&readme, KERNEL_START, path);
         assert!(kernel.contains("#[unsafe(no_mangle)]"), "{path}: {kernel}");
         assert!(
             kernels.contains(kernel),
-            "{path}'s kernel differs from examples/kernels/src/lib.rs:\n{kernel}"
+            "{path}'s kernel differs from {EXAMPLES_KERNEL}:\n{kernel}"
         );
     }
 }

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 /// The staged binary's name.
 const APP: &str = "examples-app";
 
-/// The examples, in the order the app runs them.
+/// The examples, in the order the app runs them: the `NAME`s of
+/// examples/app/examples/01-*.rs to 04-*.rs.
 const EXAMPLES: [&str; 4] = [
     "first_kernel",
     "producer_consumer",
