@@ -2,8 +2,8 @@
 //! through ptx-sync-build) and the GPU suite runs (`examples_app`): README.md's and
 //! device/README.md's copies must be that text (examples/kernels/src/sum_then_publish.rs, the
 //! kernel of examples/app/examples/01-sum-then-publish.rs), and host/README.md's host program
-//! must be README.md's quick-start `main.rs`, so what a reader copies from any of them is the
-//! same code.
+//! must be README.md's quick-start `main.rs`; the crate docs' front page shows the same
+//! kernel, so what a reader copies from any of them is the same code.
 
 use std::path::Path;
 
@@ -55,5 +55,24 @@ fn host_readme_runs_the_readme_kernel() {
         block_from(&host, MAIN_START, "host/README.md"),
         main,
         "host/README.md's program differs from README.md's quick-start main.rs"
+    );
+}
+
+#[test]
+fn crate_docs_show_the_readme_kernel() {
+    let root = xtask::workspace_root();
+    let readme = read(&root, "README.md");
+    let kernel = block_from(&readme, KERNEL_START, "README.md");
+    // The front page of ptx-sync's docs: device/src/lib.rs's `//!` lines, as rustdoc reads them.
+    let lib = read(&root, "device/src/lib.rs");
+    let docs: String = lib
+        .lines()
+        .map_while(|l| l.strip_prefix("//!"))
+        .map(|l| format!("{}\n", l.strip_prefix(' ').unwrap_or(l)))
+        .collect();
+    assert_eq!(
+        block_from(&docs, KERNEL_START, "device/src/lib.rs's docs"),
+        kernel,
+        "the crate docs' kernel differs from README.md's"
     );
 }
