@@ -1,5 +1,26 @@
 //! Block-level facts and the block barrier (GPU only).
 //!
+//! ```ignore
+//! use ptx_sync::{block, shared};
+//!
+//! /// Reverses each block's 256 values in place, through shared memory.
+//! ///
+//! /// # Safety
+//! /// Blocks of 256 threads (x only); `data` holds `256 * gridDim.x` values.
+//! #[unsafe(no_mangle)]
+//! pub unsafe extern "ptx-kernel" fn doc_block_reverse(data: *mut u32) {
+//!     shared! { static TILE: [u32; 256]; }
+//!     let t = block::thread_x() as usize; // mov.u32 of %tid.x
+//!     unsafe {
+//!         let mine = data.add(block::index_x() as usize * 256 + t);
+//!         TILE.shared().at(t).write(mine.read()); // st.shared.b32
+//!         // barrier.sync 0: every thread's write to TILE happens before any read below.
+//!         block::sync();
+//!         mine.write(TILE.shared().at(255 - t).read()); // ld.shared.b32
+//!     }
+//! }
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |

@@ -13,6 +13,38 @@
 //! On sm_90 it also counts the bytes of asynchronous bulk copies (`ptx_sync::bulk`):
 //! `expect_tx`, `arrive_expect_tx`, `complete_tx` (in `block_barrier/tx.rs`).
 //!
+//! ```ignore
+//! use ptx_sync::{block, shared, BlockBarrier};
+//!
+//! /// The first warp fills a table, every thread reads it after the barrier's phase.
+//! ///
+//! /// # Safety
+//! /// Blocks of at least 32 threads (x only); `out` holds one `u32` per thread of the grid.
+//! #[unsafe(no_mangle)]
+//! pub unsafe extern "ptx-kernel" fn doc_block_barrier_table(out: *mut u32) {
+//!     shared! {
+//!         static BAR: BlockBarrier;
+//!         static TABLE: [u32; 32];
+//!     }
+//!     unsafe {
+//!         let bar = BAR.get();
+//!         let t = block::thread_x();
+//!         if t == 0 {
+//!             bar.init(block::dim_x()); // every thread of the block arrives
+//!         }
+//!         block::sync(); // the init happens before any arrival
+//!         if t < 32 {
+//!             TABLE.shared().at(t as usize).write(t * t);
+//!         }
+//!         // mbarrier.arrive (.release.cta), then mbarrier.try_wait (.acquire.cta): the
+//!         // table is written when the wait returns.
+//!         bar.arrive_and_wait();
+//!         let i = block::index_x() * block::dim_x() + t;
+//!         out.add(i as usize).write(TABLE.shared().at((t % 32) as usize).read());
+//!     }
+//! }
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
@@ -38,10 +70,18 @@ mod timed;
 /// ([`block::dynamic_shared_memory`](crate::block::dynamic_shared_memory)).
 ///
 /// ```ignore
-/// let bar = unsafe { BlockBarrier::from_ptr(block::dynamic_shared_memory().cast()) };
-/// if block::thread_rank() == 0 { bar.init(block::dim_x()); }
-/// block::sync();
-/// bar.arrive_and_wait();
+/// use ptx_sync::{block, BlockBarrier};
+///
+/// /// The barrier at the start of the launch's dynamic shared memory (8 bytes at least).
+/// #[unsafe(no_mangle)]
+/// pub unsafe extern "ptx-kernel" fn doc_block_barrier_dynamic() {
+///     let bar = unsafe { BlockBarrier::from_ptr(block::dynamic_shared_memory().cast()) };
+///     if block::thread_rank() == 0 {
+///         bar.init(block::dim_x());
+///     }
+///     block::sync();
+///     bar.arrive_and_wait();
+/// }
 /// ```
 #[repr(C, align(8))]
 pub struct BlockBarrier {
@@ -120,6 +160,38 @@ impl BlockBarrier {
     /// barrier is not in this block's shared memory.
     ///
     /// PTX: `mbarrier.init.shared.b64`.
+    ///
+    /// ```ignore
+    /// use ptx_sync::{block, shared, BlockBarrier};
+    ///
+    /// /// A barrier for the first warp only: the count is the threads that arrive, not the
+    /// /// block's size.
+    /// ///
+    /// /// # Safety
+    /// /// Blocks of at least 32 threads (x only); `out` holds 32 `u32`s per block.
+    /// #[unsafe(no_mangle)]
+    /// pub unsafe extern "ptx-kernel" fn doc_block_barrier_init(out: *mut u32) {
+    ///     shared! {
+    ///         static BAR: BlockBarrier;
+    ///         static LANES: [u32; 32];
+    ///     }
+    ///     unsafe {
+    ///         let bar = BAR.get();
+    ///         let t = block::thread_x();
+    ///         if t == 0 {
+    ///             bar.init(32); // mbarrier.init.shared.b64
+    ///         }
+    ///         // No thread arrives before the init: barrier.sync 0 orders it before them.
+    ///         block::sync();
+    ///         if t < 32 {
+    ///             LANES.shared().at(t as usize).write(t);
+    ///             bar.arrive_and_wait();
+    ///             let base = block::index_x() as usize * 32;
+    ///             out.add(base + t as usize).write(LANES.shared().at(31 - t as usize).read());
+    ///         }
+    ///     }
+    /// }
+    /// ```
     #[inline(always)]
     pub fn init(&self, count: u32) {
         debug_check!(
@@ -147,6 +219,40 @@ impl BlockBarrier {
     /// `.noComplete` arrival), and an extra arrival counts towards the next phase.
     ///
     /// PTX: `mbarrier.arrive.shared.b64` (`.release.cta` by default).
+    ///
+    /// ```ignore
+    /// use ptx_sync::{block, shared, BlockBarrier};
+    ///
+    /// /// Producers arrive and go on; only the consumers wait for the phase.
+    /// ///
+    /// /// # Safety
+    /// /// Blocks of 64 threads (x only); `out` holds 32 `u32`s per block.
+    /// #[unsafe(no_mangle)]
+    /// pub unsafe extern "ptx-kernel" fn doc_block_barrier_arrive(out: *mut u32) {
+    ///     shared! {
+    ///         static BAR: BlockBarrier;
+    ///         static ITEMS: [u32; 32];
+    ///     }
+    ///     unsafe {
+    ///         let bar = BAR.get();
+    ///         let t = block::thread_x();
+    ///         if t == 0 {
+    ///             bar.init(64);
+    ///         }
+    ///         block::sync();
+    ///         if t < 32 {
+    ///             // Warp 0 produces: mbarrier.arrive releases the store, and nobody waits.
+    ///             ITEMS.shared().at(t as usize).write(t + 1);
+    ///             let _ = bar.arrive();
+    ///         } else {
+    ///             // Warp 1 consumes: its wait returns once all 64 threads have arrived.
+    ///             bar.wait(bar.arrive());
+    ///             let item = ITEMS.shared().at(t as usize - 32).read();
+    ///             out.add(block::index_x() as usize * 32 + t as usize - 32).write(item);
+    ///         }
+    ///     }
+    /// }
+    /// ```
     #[inline(always)]
     pub fn arrive(&self) -> BlockToken {
         self.debug_check_shared();
@@ -194,6 +300,43 @@ impl BlockBarrier {
     /// Waits until the phase of `token` has completed. On sm_90 this is `mbarrier.try_wait`,
     /// which suspends the thread in hardware until the phase completes or a time limit passes;
     /// on sm_80 a `test_wait` poll.
+    ///
+    /// PTX: `mbarrier.try_wait.shared.b64` in a loop (sm_90), `mbarrier.test_wait.shared.b64`
+    /// in a loop (sm_80); `.acquire.cta` by default.
+    ///
+    /// ```ignore
+    /// use ptx_sync::{block, shared, BlockBarrier};
+    ///
+    /// /// Split phase: arrive as soon as the shared write is done, compute what needs nobody
+    /// /// else's data, then wait before reading the neighbour's value.
+    /// ///
+    /// /// # Safety
+    /// /// Blocks of at most 1024 threads (x only); `input` and `out` hold one `u32` per thread
+    /// /// of the grid.
+    /// #[unsafe(no_mangle)]
+    /// pub unsafe extern "ptx-kernel" fn doc_block_barrier_wait(input: *const u32, out: *mut u32) {
+    ///     shared! {
+    ///         static BAR: BlockBarrier;
+    ///         static VALUES: [u32; 1024];
+    ///     }
+    ///     unsafe {
+    ///         let bar = BAR.get();
+    ///         let (t, n) = (block::thread_x(), block::dim_x());
+    ///         let i = (block::index_x() * n + t) as usize;
+    ///         if t == 0 {
+    ///             bar.init(n);
+    ///         }
+    ///         block::sync();
+    ///         let mine = input.add(i).read();
+    ///         VALUES.shared().at(t as usize).write(mine);
+    ///         let token = bar.arrive(); // mbarrier.arrive: releases the write
+    ///         let own = mine.wrapping_mul(mine); // independent work overlaps the others
+    ///         bar.wait(token); // mbarrier.try_wait: every write of the phase is visible
+    ///         let next = VALUES.shared().at(((t + 1) % n) as usize).read();
+    ///         out.add(i).write(own.wrapping_add(next));
+    ///     }
+    /// }
+    /// ```
     #[inline(always)]
     pub fn wait(&self, token: BlockToken) {
         // The label sits inside the asm's own `{ }` block, where PTX scopes it: copies of this
@@ -213,6 +356,44 @@ impl BlockBarrier {
     }
 
     /// Arrives and waits for the others.
+    ///
+    /// PTX: `mbarrier.arrive.shared.b64`, then `mbarrier.try_wait.shared.b64` in a loop
+    /// (sm_90; `mbarrier.test_wait.shared.b64` on sm_80).
+    ///
+    /// ```ignore
+    /// use ptx_sync::{block, shared, BlockBarrier};
+    ///
+    /// /// `steps` rounds of smoothing in shared memory; the barrier is reused, one phase per
+    /// /// half round (the reads of a round finish before its writes start).
+    /// ///
+    /// /// # Safety
+    /// /// Blocks of at most 256 threads (x only); `data` holds one `u32` per thread of the grid.
+    /// #[unsafe(no_mangle)]
+    /// pub unsafe extern "ptx-kernel" fn doc_block_barrier_arrive_and_wait(data: *mut u32, steps: u32) {
+    ///     shared! {
+    ///         static BAR: BlockBarrier;
+    ///         static ROW: [u32; 256];
+    ///     }
+    ///     unsafe {
+    ///         let bar = BAR.get();
+    ///         let (t, n) = (block::thread_x(), block::dim_x());
+    ///         let mine = data.add((block::index_x() * n + t) as usize);
+    ///         if t == 0 {
+    ///             bar.init(n);
+    ///         }
+    ///         block::sync();
+    ///         ROW.shared().at(t as usize).write(mine.read());
+    ///         for _ in 0..steps {
+    ///             bar.arrive_and_wait(); // the last round's writes are visible
+    ///             let left = ROW.shared().at(((t + n - 1) % n) as usize).read();
+    ///             let right = ROW.shared().at(((t + 1) % n) as usize).read();
+    ///             bar.arrive_and_wait(); // every read of this round is done
+    ///             ROW.shared().at(t as usize).write((left + right) / 2);
+    ///         }
+    ///         mine.write(ROW.shared().at(t as usize).read()); // this thread's own slot
+    ///     }
+    /// }
+    /// ```
     #[inline(always)]
     pub fn arrive_and_wait(&self) {
         let t = self.arrive();

@@ -9,19 +9,36 @@
 //! tx-count), so a wait that returns sees the data.
 //!
 //! ```ignore
-//! let smem = Shared::dynamic();
-//! let bar = unsafe { BlockBarrier::from_ptr(smem.generic().cast()) };
-//! let buf = smem.add(16).cast::<u32>(); // 16-byte aligned, after the barrier
-//! if block::thread_rank() == 0 { bar.init(block::dim_x()); }
-//! block::sync();
-//! let token = if block::thread_rank() == 0 {
-//!     unsafe { bulk::copy_global_to_shared(buf, src, 4096, bar) }; // src: *const u32, global
-//!     bar.arrive_expect_tx(4096)
-//! } else {
-//!     bar.arrive()
-//! };
-//! bar.wait(token);
-//! let x = unsafe { buf.add(block::thread_rank() as usize).read() };
+//! use ptx_sync::{block, bulk, shared::Shared, BlockBarrier};
+//!
+//! /// Copies 4 KiB of `src` into dynamic shared memory, then every thread reads its word.
+//! ///
+//! /// # Safety
+//! /// A launch with 16 + 4096 bytes of dynamic shared memory and at most 1024 threads per
+//! /// block (x only); `src` is 16-byte aligned global memory of 1024 `u32`s, `out` holds one
+//! /// `u32` per thread of the block.
+//! #[unsafe(no_mangle)]
+//! pub unsafe extern "ptx-kernel" fn doc_bulk_copy(src: *const u32, out: *mut u32) {
+//!     unsafe {
+//!         let smem = Shared::dynamic();
+//!         let bar = BlockBarrier::from_ptr(smem.generic().cast());
+//!         let buf = smem.add(16).cast::<u32>(); // 16-byte aligned, after the barrier
+//!         let t = block::thread_x();
+//!         if t == 0 {
+//!             bar.init(block::dim_x());
+//!         }
+//!         block::sync();
+//!         let token = if t == 0 {
+//!             // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+//!             bulk::copy_global_to_shared(buf, src, 4096, bar);
+//!             bar.arrive_expect_tx(4096)
+//!         } else {
+//!             bar.arrive()
+//!         };
+//!         bar.wait(token); // the copy's bytes are visible: no fence to read them
+//!         out.add(t as usize).write(buf.add(t as usize).read());
+//!     }
+//! }
 //! ```
 //!
 //! # Proxies: when a fence is needed

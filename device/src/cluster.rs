@@ -6,6 +6,36 @@
 //! are visible after the wait. The non-`.aligned` forms are used, for the same reason as
 //! `block::sync()` (the threads of a warp may reach them through different instructions).
 //!
+//! ```ignore
+//! use ptx_sync::{block, cluster, shared};
+//!
+//! /// Each block of a cluster publishes a value in its shared memory and reads the next
+//! /// block's (distributed shared memory).
+//! ///
+//! /// # Safety
+//! /// A launch with clusters; `out` holds one `u32` per block.
+//! #[unsafe(no_mangle)]
+//! pub unsafe extern "ptx-kernel" fn doc_cluster_ring(out: *mut u32) {
+//!     shared! { static MINE: u32; }
+//!     let rank = cluster::block_rank(); // %cluster_ctarank
+//!     unsafe {
+//!         if block::thread_rank() == 0 {
+//!             MINE.as_ptr().write(100 + rank);
+//!         }
+//!         // barrier.cluster.arrive.release + barrier.cluster.wait.acquire: every block's
+//!         // write is visible to the whole cluster.
+//!         cluster::sync();
+//!         if block::thread_rank() == 0 {
+//!             let next = (rank + 1) % cluster::block_count();
+//!             let theirs = cluster::map_shared(MINE.as_ptr(), next); // mapa.u64
+//!             out.add(block::rank() as usize).write(theirs.read());
+//!         }
+//!         // A block's shared memory must outlive the other blocks' reads of it.
+//!         cluster::sync();
+//!     }
+//! }
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |

@@ -25,6 +25,38 @@
 //! The launch must be cooperative (all blocks co-resident), or the barrier deadlocks: the host
 //! crate's `Device::cooperative_config` sizes such a launch and refuses one that cannot fit.
 //!
+//! ```ignore
+//! use ptx_sync::{block, GridBarrier};
+//!
+//! /// Every block stores a partial result; after the grid barrier, block 0 adds them up.
+//! ///
+//! /// # Safety
+//! /// A cooperative launch; `partial` holds one `u32` per block, `barrier` points to a
+//! /// zeroed `u32`, `out` to one `u32`.
+//! #[unsafe(no_mangle)]
+//! pub unsafe extern "ptx-kernel" fn doc_grid_sum_partials(
+//!     partial: *mut u32,
+//!     barrier: *mut u32,
+//!     out: *mut u32,
+//! ) {
+//!     unsafe {
+//!         let grid: &GridBarrier = GridBarrier::from_ptr(barrier);
+//!         if block::thread_rank() == 0 {
+//!             partial.add(block::rank() as usize).write(block::rank() + 1);
+//!         }
+//!         // Every block's store above happens before every thread's loads below.
+//!         grid.sync();
+//!         if block::rank() == 0 && block::thread_rank() == 0 {
+//!             let mut sum = 0;
+//!             for b in 0..block::count() as usize {
+//!                 sum += partial.add(b).read();
+//!             }
+//!             out.write(sum); // blocks * (blocks + 1) / 2
+//!         }
+//!     }
+//! }
+//! ```
+//!
 //! ## PTX and CUDA C++
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
@@ -100,6 +132,42 @@ impl<B: Backoff> GridBarrier<B> {
     }
 
     /// Waits until every thread of the grid has called `sync` (the same number of times).
+    ///
+    /// PTX: `barrier.sync 0`; thread 0 of each block `atom.acq_rel.gpu.add.u32`, then (all
+    /// but the block that completes the phase) `ld.acquire.gpu.b32` polls with `B`'s pauses;
+    /// `barrier.sync 0`.
+    ///
+    /// ```ignore
+    /// use ptx_sync::{block, GridBarrier};
+    ///
+    /// /// `rounds` rounds of a shift to the right around a ring of `n` values: each round
+    /// /// reads what the last one wrote, in other blocks too, so the rounds are kept apart by
+    /// /// the grid barrier (two buffers: a round writes the one the last round did not).
+    /// ///
+    /// /// # Safety
+    /// /// A cooperative launch of `n` threads in x; `a` and `b` hold `n` values each;
+    /// /// `barrier` points to a zeroed `u32`.
+    /// #[unsafe(no_mangle)]
+    /// pub unsafe extern "ptx-kernel" fn doc_grid_ring_shift(
+    ///     a: *mut u32,
+    ///     b: *mut u32,
+    ///     n: u32,
+    ///     rounds: u32,
+    ///     barrier: *mut u32,
+    /// ) {
+    ///     unsafe {
+    ///         let grid: &GridBarrier = GridBarrier::from_ptr(barrier);
+    ///         let i = block::index_x() * block::dim_x() + block::thread_x();
+    ///         let (mut from, mut to) = (a, b);
+    ///         for _ in 0..rounds {
+    ///             let left = if i == 0 { n - 1 } else { i - 1 };
+    ///             to.add(i as usize).write(from.add(left as usize).read());
+    ///             grid.sync(); // this round's writes happen before the next round's reads
+    ///             core::mem::swap(&mut from, &mut to);
+    ///         }
+    ///     }
+    /// }
+    /// ```
     #[inline(always)]
     pub fn sync(&self) {
         block::sync();

@@ -63,6 +63,10 @@
 //! #![no_std]
 //! #![feature(abi_ptx)]
 //! use ptx_sync::nvshmem::{self, Cmp, SignalOp, Symmetric};
+//! # #[panic_handler]
+//! # fn panic(info: &core::panic::PanicInfo) -> ! {
+//! #     ptx_sync::report_panic(info)
+//! # }
 //!
 //! #[unsafe(no_mangle)]
 //! pub unsafe extern "ptx-kernel" fn ring(

@@ -197,6 +197,31 @@ impl<T> Global<T> {
 ///
 /// The owning block must still be running while others access its shared memory (have every
 /// block of the cluster `cluster::sync()` before it exits), as for `cluster::map_shared`.
+///
+/// ```ignore
+/// use ptx_sync::{block, cluster, shared, Atomic, Cluster, Ordering::Relaxed};
+///
+/// /// Every thread of the cluster counts itself on block 0's counter.
+/// ///
+/// /// # Safety
+/// /// A launch with clusters; `out` holds one `u32` per cluster.
+/// #[unsafe(no_mangle)]
+/// pub unsafe extern "ptx-kernel" fn doc_cluster_shared_count(out: *mut u32) {
+///     shared! { static COUNT: Atomic<u32, Cluster>; }
+///     unsafe {
+///         if cluster::block_rank() == 0 && block::thread_rank() == 0 {
+///             COUNT.as_ptr().write(Atomic::new(0));
+///         }
+///         cluster::sync(); // block 0's zero is visible to the cluster
+///         let count = COUNT.shared().map(0); // mapa.shared::cluster.u32: block 0's copy
+///         count.red_add(1, Relaxed); // red.relaxed.cluster.shared::cluster.add.u32
+///         cluster::sync(); // every add is done (and block 0 stays until then)
+///         if cluster::block_rank() == 0 && block::thread_rank() == 0 {
+///             out.add(cluster::index_x() as usize).write(count.load(Relaxed));
+///         }
+///     }
+/// }
+/// ```
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 #[derive(Debug)]
 pub struct ClusterShared<T> {

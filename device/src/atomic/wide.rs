@@ -133,4 +133,27 @@ impl<S: Scope> Atomic<u128, S> {
 }
 
 /// `Atomic<u128, S>` (sm_90 only).
+///
+/// ```ignore
+/// use ptx_sync::{AtomicU128, Gpu, Ordering::*};
+///
+/// /// A value and its version in one 16-byte word: the version goes up with every update,
+/// /// so a reader of both halves never mixes two updates (no ABA).
+/// ///
+/// /// # Safety
+/// /// `word` is 16-byte aligned global memory.
+/// #[unsafe(no_mangle)]
+/// pub unsafe extern "ptx-kernel" fn doc_atomic_u128_versioned(word: *mut u128, add: u64) {
+///     let w = unsafe { AtomicU128::<Gpu>::from_ptr(word) };
+///     let mut old = w.load(Relaxed); // ld.relaxed.gpu.b128
+///     loop {
+///         let (value, version) = (old as u64, (old >> 64) as u64);
+///         let new = (value.wrapping_add(add) as u128) | ((version.wrapping_add(1) as u128) << 64);
+///         match w.compare_exchange(old, new, AcqRel, Relaxed) { // atom.acq_rel.gpu.cas.b128
+///             Ok(_) => break,
+///             Err(now) => old = now,
+///         }
+///     }
+/// }
+/// ```
 pub type AtomicU128<S> = Atomic<u128, S>;

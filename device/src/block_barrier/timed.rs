@@ -35,10 +35,20 @@ impl BlockBarrier {
     /// PTX: `mbarrier.test_wait.parity.shared.b64`.
     ///
     /// ```ignore
-    /// bar.init(1);
-    /// assert!(!bar.try_wait_parity(false));
-    /// bar.arrive_and_wait(); // phase 0 completes
-    /// assert!(bar.try_wait_parity(false) && !bar.try_wait_parity(true));
+    /// use ptx_sync::{block, shared, BlockBarrier};
+    ///
+    /// /// A barrier of one thread: its arrival completes each phase.
+    /// #[unsafe(no_mangle)]
+    /// pub unsafe extern "ptx-kernel" fn doc_block_barrier_try_wait_parity() {
+    ///     shared! { static BAR: BlockBarrier; }
+    ///     if block::thread_rank() == 0 {
+    ///         let bar = unsafe { BAR.get() };
+    ///         bar.init(1);
+    ///         assert!(!bar.try_wait_parity(false)); // phase 0 (even) is running
+    ///         bar.arrive_and_wait(); // phase 0 completes
+    ///         assert!(bar.try_wait_parity(false) && !bar.try_wait_parity(true));
+    ///     }
+    /// }
     /// ```
     #[inline(always)]
     pub fn try_wait_parity(&self, parity: bool) -> bool {
@@ -80,11 +90,30 @@ impl BlockBarrier {
     /// `%globaltimer` (sm_80).
     ///
     /// ```ignore
-    /// // Thread 0 gives the others 10 us, then gets on with something else.
-    /// let token = bar.arrive();
-    /// if bar.wait_for(&token, Duration::from_micros(10)).is_err() {
-    ///     // ... other work ...
-    ///     bar.wait(token);
+    /// use core::time::Duration;
+    /// use ptx_sync::{block, shared, Atomic, BlockBarrier, Gpu, Ordering::Relaxed};
+    ///
+    /// /// Every thread gives the others 10 us; one that had to wait longer counts itself in
+    /// /// `late`, then waits on with the same token.
+    /// ///
+    /// /// # Safety
+    /// /// `late` points to a `u32` in global memory.
+    /// #[unsafe(no_mangle)]
+    /// pub unsafe extern "ptx-kernel" fn doc_block_barrier_wait_for(late: *mut u32) {
+    ///     shared! { static BAR: BlockBarrier; }
+    ///     unsafe {
+    ///         let bar = BAR.get();
+    ///         if block::thread_rank() == 0 {
+    ///             bar.init(block::dim_x());
+    ///         }
+    ///         block::sync();
+    ///         let token = bar.arrive();
+    ///         // mbarrier.test_wait, then mbarrier.try_wait with the time left as its hint
+    ///         if bar.wait_for(&token, Duration::from_micros(10)).is_err() {
+    ///             Atomic::<u32, Gpu>::from_ptr(late).fetch_add(1, Relaxed);
+    ///             bar.wait(token);
+    ///         }
+    ///     }
     /// }
     /// ```
     #[inline(always)]

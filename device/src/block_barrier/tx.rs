@@ -35,13 +35,38 @@ impl BlockBarrier {
     /// `barrier_expect_tx`).
     ///
     /// ```ignore
-    /// // One thread announces two copies, then arrives like everyone else.
-    /// if block::thread_rank() == 0 {
-    ///     bar.expect_tx(2 * 4096);
-    ///     unsafe { bulk::copy_global_to_shared(a, src, 4096, bar) };
-    ///     unsafe { bulk::copy_global_to_shared(b, src.add(4096), 4096, bar) };
+    /// use ptx_sync::{block, bulk, shared, BlockBarrier};
+    ///
+    /// /// One thread announces two copies of 4 KiB, then arrives like every other thread.
+    /// ///
+    /// /// # Safety
+    /// /// `src` is 16-byte aligned global memory of 2048 `u32`s; `out` holds one `u32` per
+    /// /// thread of the block (x only).
+    /// #[unsafe(no_mangle)]
+    /// pub unsafe extern "ptx-kernel" fn doc_block_barrier_expect_tx(src: *const u32, out: *mut u32) {
+    ///     shared! {
+    ///         static BAR: BlockBarrier;
+    ///         #[align(16)]
+    ///         static BUF: [u32; 2048];
+    ///     }
+    ///     unsafe {
+    ///         let bar = BAR.get();
+    ///         let buf = BUF.shared().cast::<u32>();
+    ///         let t = block::thread_x();
+    ///         if t == 0 {
+    ///             bar.init(block::dim_x());
+    ///         }
+    ///         block::sync();
+    ///         if t == 0 {
+    ///             bar.expect_tx(2 * 4096); // mbarrier.expect_tx.relaxed.cta.shared::cta.b64
+    ///             bulk::copy_global_to_shared(buf, src, 4096, bar);
+    ///             bulk::copy_global_to_shared(buf.add(1024), src.add(1024), 4096, bar);
+    ///         }
+    ///         // The phase completes once every thread has arrived and the 8192 bytes landed.
+    ///         bar.wait(bar.arrive());
+    ///         out.add(t as usize).write(buf.add(t as usize).read());
+    ///     }
     /// }
-    /// bar.wait(bar.arrive());
     /// ```
     #[inline(always)]
     pub fn expect_tx(&self, bytes: u32) {
@@ -72,14 +97,42 @@ impl BlockBarrier {
     /// (libcu++'s `barrier_arrive_tx(bar, 1, bytes)`).
     ///
     /// ```ignore
-    /// // `buf` is a `Shared<u32>` of 1024 words, `src` a 16-byte aligned global pointer.
-    /// let token = if block::thread_rank() == 0 {
-    ///     unsafe { bulk::copy_global_to_shared(buf, src, 4096, bar) };
-    ///     bar.arrive_expect_tx(4096)
-    /// } else {
-    ///     bar.arrive()
-    /// };
-    /// bar.wait(token); // the 4096 bytes are in `buf`
+    /// use ptx_sync::{block, bulk, shared, BlockBarrier};
+    ///
+    /// /// Thread 0 copies 4 KiB and announces them in its own arrival.
+    /// ///
+    /// /// # Safety
+    /// /// `src` is 16-byte aligned global memory of 1024 `u32`s; `out` holds one `u32` per
+    /// /// thread of the block (x only).
+    /// #[unsafe(no_mangle)]
+    /// pub unsafe extern "ptx-kernel" fn doc_block_barrier_arrive_expect_tx(
+    ///     src: *const u32,
+    ///     out: *mut u32,
+    /// ) {
+    ///     shared! {
+    ///         static BAR: BlockBarrier;
+    ///         #[align(16)]
+    ///         static BUF: [u32; 1024];
+    ///     }
+    ///     unsafe {
+    ///         let bar = BAR.get();
+    ///         let buf = BUF.shared().cast::<u32>();
+    ///         let t = block::thread_x();
+    ///         if t == 0 {
+    ///             bar.init(block::dim_x());
+    ///         }
+    ///         block::sync();
+    ///         let token = if t == 0 {
+    ///             bulk::copy_global_to_shared(buf, src, 4096, bar);
+    ///             // mbarrier.arrive.expect_tx.release.cta.shared::cta.b64
+    ///             bar.arrive_expect_tx(4096)
+    ///         } else {
+    ///             bar.arrive()
+    ///         };
+    ///         bar.wait(token); // the 4096 bytes are in `buf`
+    ///         out.add(t as usize).write(buf.add(t as usize).read());
+    ///     }
+    /// }
     /// ```
     #[inline(always)]
     pub fn arrive_expect_tx(&self, bytes: u32) -> BlockToken {
@@ -110,16 +163,38 @@ impl BlockBarrier {
     /// PTX: `mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [s], bytes;`.
     ///
     /// ```ignore
-    /// // Thread 0 announced 4096 bytes, then found that it has nothing to copy.
-    /// if block::thread_rank() == 0 {
-    ///     bar.expect_tx(4096);
-    ///     if n == 0 {
-    ///         bar.complete_tx(4096);
-    ///     } else {
-    ///         unsafe { bulk::copy_global_to_shared(buf, src, 4096, bar) };
+    /// use ptx_sync::{block, bulk, shared, BlockBarrier};
+    ///
+    /// /// Thread 0 announces 4096 bytes, then finds that it has nothing to copy (`n == 0`).
+    /// ///
+    /// /// # Safety
+    /// /// `src` is 16-byte aligned global memory of 1024 `u32`s (when `n != 0`).
+    /// #[unsafe(no_mangle)]
+    /// pub unsafe extern "ptx-kernel" fn doc_block_barrier_complete_tx(src: *const u32, n: u32) {
+    ///     shared! {
+    ///         static BAR: BlockBarrier;
+    ///         #[align(16)]
+    ///         static BUF: [u32; 1024];
+    ///     }
+    ///     unsafe {
+    ///         let bar = BAR.get();
+    ///         if block::thread_x() == 0 {
+    ///             bar.init(block::dim_x());
+    ///         }
+    ///         block::sync();
+    ///         if block::thread_x() == 0 {
+    ///             bar.expect_tx(4096);
+    ///             if n == 0 {
+    ///                 // mbarrier.complete_tx.relaxed.cta.shared::cta.b64: the phase is not
+    ///                 // held open for bytes that will not come.
+    ///                 bar.complete_tx(4096);
+    ///             } else {
+    ///                 bulk::copy_global_to_shared(BUF.shared().cast::<u32>(), src, 4096, bar);
+    ///             }
+    ///         }
+    ///         bar.wait(bar.arrive());
     ///     }
     /// }
-    /// bar.wait(bar.arrive());
     /// ```
     #[inline(always)]
     pub fn complete_tx(&self, bytes: u32) {
