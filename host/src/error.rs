@@ -112,6 +112,18 @@ pub enum Error {
         /// `size_of` one element, in bytes.
         elem_bytes: usize,
     },
+    /// A [`ManagedBuffer`](crate::ManagedBuffer) of more than
+    /// [`ManagedBuffer::MAX_BYTES`](crate::ManagedBuffer::MAX_BYTES) (64 MiB): managed memory
+    /// is for the words host threads and kernels synchronize on. Refused before the driver is
+    /// asked.
+    ManagedTooLarge {
+        /// Elements asked for.
+        len: usize,
+        /// `size_of` one element, in bytes.
+        elem_bytes: usize,
+        /// The most bytes a buffer may hold.
+        limit: usize,
+    },
     /// There is no GPU of that ordinal ([`Device::open`](crate::Device::open),
     /// [`Device::open_list`](crate::Device::open_list)); checked against the driver's count
     /// before the ordinal reaches it.
@@ -143,6 +155,13 @@ pub enum Error {
         gpu: usize,
         /// The GPUs the buffer is mapped for (ordinals).
         mapped: Vec<usize>,
+    },
+    /// Host threads and this GPU's kernels may not access managed memory at the same time
+    /// (`CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS` is 0), so a
+    /// [`ManagedBuffer`](crate::ManagedBuffer) cannot hold words they share.
+    NoConcurrentManagedAccess {
+        /// The GPU (ordinal).
+        gpu: usize,
     },
     /// The GPU did not finish within the limit (a deadlocked or runaway kernel). The kernel is
     /// still running and the driver cannot stop it, so the GPU is now stuck: every later call on
@@ -334,6 +353,17 @@ impl fmt::Display for Error {
                     isize::MAX
                 )
             }
+            Error::ManagedTooLarge { len, elem_bytes, limit } => write!(
+                f,
+                "managed buffer of {} of {} needs {}, more than the {limit} ({} MiB) a \
+                 ManagedBuffer may hold: managed memory is for the words host threads and \
+                 kernels synchronize on (asking for more than the GPU has free can stall a GPU \
+                 other processes share); keep bulk data in device memory (Device::zeros)",
+                counted(*len as u128, "element"),
+                counted(*elem_bytes as u128, "byte"),
+                counted(*len as u128 * *elem_bytes as u128, "byte"),
+                limit >> 20
+            ),
             Error::NoSuchGpu { ordinal, count } => write!(
                 f,
                 "there is no GPU {ordinal}: this machine has {}",
@@ -354,6 +384,15 @@ impl fmt::Display for Error {
                 "the buffer is not mapped for GPU {gpu}, only for {} {}",
                 if mapped.len() == 1 { "GPU" } else { "GPUs" },
                 mapped.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(", ")
+            ),
+            Error::NoConcurrentManagedAccess { gpu } => write!(
+                f,
+                "GPU {gpu} has no concurrent managed access \
+                 (CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS is 0): host threads may not \
+                 touch managed memory while a kernel runs, so they cannot share words in it with \
+                 kernels. Use a MappedBuffer (pinned host memory) instead: loads and stores from \
+                 both sides work there, and read-modify-writes from both sides on one word need \
+                 Device::host_native_atomics (ptx_sync_host::sys)"
             ),
             Error::Timeout { what, limit, gpu } => write!(
                 f,

@@ -6,9 +6,10 @@
 //! [`launch!`] macro: plainly, cooperatively where spinning across blocks needs every block
 //! resident, or in thread-block clusters), reads and writes a module's device statics
 //! ([`Module::read_global`], [`Module::write_global`]), gives system-scope memory that the CPU
-//! and GPU share ([`MappedBuffer`]) with the device crate's primitives over it on the host side
-//! ([`sys`]: a `Latch<Sys>`, `Semaphore<Sys>`, flag that a host thread and a kernel use
-//! together), opens several GPUs of one host and shares memory among them ([`multi`]:
+//! and GPU share ([`MappedBuffer`]; [`ManagedBuffer`] where both sides read-modify-write the
+//! same words) with the device crate's primitives over it on the host side ([`sys`]: a
+//! `Latch<Sys>`, `Semaphore<Sys>`, flag that a host thread and a kernel use together), opens
+//! several GPUs of one host and shares memory among them ([`multi`]:
 //! [`Device::open_all`], [`Device::enable_peer_access`], [`PortableBuffer`], [`PeerBuffer`], for
 //! `Sys`-scope synchronization between kernels on different GPUs), and waits with a watchdog so a
 //! deadlocked kernel becomes an error instead of a hang.
@@ -43,6 +44,7 @@ mod device;
 mod error;
 mod launch;
 mod loader;
+mod managed;
 mod mapped;
 pub mod multi;
 #[cfg(feature = "nvshmem")]
@@ -59,6 +61,7 @@ pub use cudarc;
 pub use device::{driver_available, Device, Kernel, Module};
 pub use error::{Error, Result};
 pub use launch::{launch_config, Dim3, Launch};
+pub use managed::ManagedBuffer;
 pub use mapped::{view_f32, view_f64, view_i32, view_i64, MappedBuffer, MappedWord};
 pub use multi::{PeerBuffer, PeerInfo, PortableBuffer};
 /// The device crate, whose primitives this crate also runs on the host (see [`sys`]).

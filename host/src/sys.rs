@@ -59,6 +59,11 @@
 //!   batched protocol (16 units a batch) where it is 0, with exact counts either way.
 //! - a [`Barrier`] with arrivals from both sides needs native atomics.
 //!
+//! Where host and GPU must read-modify-write one word at the same time on such a machine, put
+//! the word in managed memory instead: [`ManagedBuffer`](crate::ManagedBuffer) (a `SysWords`
+//! too) needs `concurrentManagedAccess` rather than native host atomics, at the cost of page
+//! migrations.
+//!
 //! Without native atomics a host RMW racing GPU RMWs on one word does lose updates: a host
 //! releasing units of a `Semaphore<Sys>` while 132 blocks CAS the same word lost some in every
 //! run on this project's H100, while the protocols above accounted for every unit (the runs:
@@ -145,8 +150,9 @@ impl Backoff for HostBackoff {
 }
 
 /// Words that a host thread views as `Sys`-scope primitives, waiting with [`HostBackoff`].
-/// Implemented for [`MappedBuffer<u32>`] (shared with kernels) and `[AtomicU32]` (host only:
-/// the same code under plain threads, for tests).
+/// Implemented for [`MappedBuffer<u32>`] and [`ManagedBuffer<u32>`](crate::ManagedBuffer)
+/// (shared with kernels) and `[AtomicU32]` (host only: the same code under plain threads, for
+/// tests).
 ///
 /// Each view borrows the words, so it cannot outlive them. A kernel views the same word at
 /// `device_ptr() + 4 * i` with the same type at scope `Sys` (any backoff: the policy is not part

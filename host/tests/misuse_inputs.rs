@@ -10,7 +10,8 @@
 
 use ptx_sync_host::cudarc::driver::{DeviceRepr, PushKernelArg};
 use ptx_sync_host::{
-    driver_available, launch_config, Device, Error, MappedBuffer, PeerBuffer, PortableBuffer,
+    driver_available, launch_config, Device, Error, ManagedBuffer, MappedBuffer, PeerBuffer,
+    PortableBuffer,
 };
 use std::path::Path;
 use std::time::Duration;
@@ -243,7 +244,8 @@ fn sizes_past_the_address_space() {
                 4 => {
                     too_large(gpu.zeros::<f32>(len), "device buffer", len, 4);
                     too_large(MappedBuffer::<u32>::new(&gpu, len), "mapped buffer", len, 4);
-                    checks += 1;
+                    too_large(gpu.managed::<f32>(len), "managed buffer", len, 4);
+                    checks += 2;
                 }
                 _ => {
                     too_large(gpu.zeros::<u64>(len), "device buffer", len, 8);
@@ -254,7 +256,13 @@ fn sizes_past_the_address_space() {
                         len,
                         8,
                     );
-                    checks += 2;
+                    too_large(
+                        ManagedBuffer::<u64>::new(&gpu, len),
+                        "managed buffer",
+                        len,
+                        8,
+                    );
+                    checks += 3;
                 }
             }
             checks += 1;
@@ -283,8 +291,53 @@ fn sizes_past_the_address_space() {
         )
     );
     checks += 1;
-    // 200 lengths for each element size: 1 allocator at 1 and 2 bytes, 2 at 4, 3 at 8.
-    assert_eq!(checks, 200 * (1 + 1 + 2 + 3) + 2);
+    // 200 lengths for each element size: 1 allocator at 1 and 2 bytes, 3 at 4, 4 at 8.
+    assert_eq!(checks, 200 * (1 + 1 + 3 + 4) + 2);
+}
+
+/// Managed memory past its cap ([`ManagedBuffer::MAX_BYTES`], 64 MiB) and of zero length:
+/// refused before the driver, with the cap named. A size whose byte count overflows is
+/// `TooLarge` (above). The checks themselves are unit tests (host/src/managed.rs); this drives
+/// them through `Device::managed` and `ManagedBuffer::new` on a GPU.
+#[test]
+fn managed_sizes_past_the_cap() {
+    let Ok(()) = driver_available() else {
+        return;
+    };
+    let gpu = Device::open(0).unwrap();
+    let cap = ManagedBuffer::<u32>::MAX_BYTES;
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut checks = 0;
+    for elem in [4usize, 8] {
+        let edge = cap / elem;
+        let mut lens = vec![edge + 1, edge + 2, 2 * edge, isize::MAX as usize / elem];
+        while lens.len() < 100 {
+            let len = edge + 1 + (rng.next() as usize) % (isize::MAX as usize / elem - edge);
+            lens.push(len);
+        }
+        for len in lens {
+            let got = if elem == 4 {
+                gpu.managed::<u32>(len).map(|_| ())
+            } else {
+                ManagedBuffer::<i64>::new(&gpu, len).map(|_| ())
+            };
+            match got {
+                Err(Error::ManagedTooLarge {
+                    len: l,
+                    elem_bytes,
+                    limit,
+                }) => assert_eq!((l, elem_bytes, limit), (len, elem, cap)),
+                other => panic!("{len} x {elem}: expected ManagedTooLarge, got {other:?}"),
+            }
+            checks += 1;
+        }
+    }
+    assert!(matches!(
+        gpu.managed::<u32>(0),
+        Err(Error::Empty("managed buffer length"))
+    ));
+    checks += 1;
+    assert_eq!(checks, 2 * 100 + 1);
 }
 
 #[test]
