@@ -74,6 +74,8 @@ pub(crate) const SYMBOLS: &[&str] = &[
     "cuMemHostAlloc",
     "cuMemFreeHost",
     "cuMemHostGetDevicePointer_v2",
+    // Managed memory (freed with cuMemFree_v2).
+    "cuMemAllocManaged",
     // Several GPUs.
     "cuDeviceCanAccessPeer",
     "cuDeviceGetP2PAttribute",
@@ -186,6 +188,7 @@ mod tests {
         ("device::get_count", &["cuDeviceGetCount"]),
         ("malloc_host", &["cuMemHostAlloc"]),
         ("free_host", &["cuMemFreeHost"]),
+        ("malloc_managed", &["cuMemAllocManaged"]),
         ("malloc_sync", &["cuMemAlloc_v2"]),
         ("free_sync", &["cuMemFree_v2"]),
         ("memset_d8_sync", &["cuMemsetD8_v2"]),
