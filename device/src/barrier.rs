@@ -161,6 +161,11 @@ const FULL: u64 = 1 << 31;
 /// use ptx_sync::barrier::init_word;
 /// assert_eq!(init_word(3), 0x7FFF_FFFD_7FFF_FFFD);
 /// ```
+///
+/// # Panics
+///
+/// When `expected` is 0 or above `2^31 - 1`, in every build (on the GPU the thread prints the
+/// message and traps; in a `const` context it is a compile error).
 pub const fn init_word(expected: u32) -> u64 {
     check!(
         expected > 0,
@@ -283,6 +288,11 @@ impl<S: Scope, B: Backoff, F: Completion> core::fmt::Debug for Barrier<S, B, F> 
 impl<S: Scope, B: Backoff> Barrier<S, B> {
     const_fn! {
     /// A barrier for `expected` threads (at least 1, below `2^31`).
+    ///
+    /// # Panics
+    ///
+    /// When `expected` is 0 or above `2^31 - 1`, in every build (on the GPU the thread prints the
+    /// message and traps; in a `const` context it is a compile error).
     pub fn new(expected: u32) -> Self {
         check!(expected > 0, "Barrier::new: a barrier needs at least one thread");
         check!(
@@ -320,6 +330,11 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
     /// b.wait(t);
     /// assert_eq!(phases.load(Relaxed), 1);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `expected` is 0 or above `2^31 - 1`, in every build (on the GPU the thread prints the
+    /// message and traps; in a `const` context it is a compile error).
     pub fn with_completion<F: Completion>(expected: u32, completion: F) -> Barrier<S, B, F> {
         check!(expected > 0, "Barrier::with_completion: a barrier needs at least one thread");
         check!(
@@ -341,6 +356,11 @@ impl<S: Scope, B: Backoff> Barrier<S, B> {
     /// `ptr` is valid for one `u64`, 8-byte aligned (a `u64` allocation, or a byte offset that
     /// is a multiple of 8 in one), lives for `'a`, and is accessed only through this type
     /// meanwhile.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when `ptr` is not 8-byte
+    /// aligned; release builds do not check.
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut u64) -> &'a Self {
         debug_check!(
@@ -357,6 +377,11 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// Resets the barrier in place for `expected` threads (at least 1, below `2^31`). Call it
     /// from one thread, before any thread uses the barrier, and make it visible to them (a
     /// block barrier such as `block::sync()` for shared memory, or a kernel boundary).
+    ///
+    /// # Panics
+    ///
+    /// When `expected` is 0 or above `2^31 - 1`, in every build (on the GPU the thread prints the
+    /// message and traps).
     #[inline(always)]
     pub fn init(&self, expected: u32) {
         check!(
@@ -403,6 +428,13 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     ///     assert_eq!(items.load(Relaxed), 2);
     /// });
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when the arrival finds
+    /// more arrivals than the phase expects (not every surplus is caught: an arrival after the
+    /// phase completed counts towards the next one); on the GPU it also traps when the barrier is
+    /// in local memory (a kernel's local variable). Release builds check neither.
     #[inline(always)]
     pub fn arrive(&self) -> Token {
         self.arrive_any(1)
@@ -413,6 +445,14 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// phase (a debug build traps on more); `n == 0` panics (a trap on the GPU) with a message.
     ///
     /// PTX: as [`arrive`](Self::arrive), adding `n << 32`.
+    ///
+    /// # Panics
+    ///
+    /// When `n == 0`, in every build (on the GPU the thread prints the message and traps). In a
+    /// debug build, panics (on the GPU: prints the message and traps) when the arrival finds more
+    /// arrivals than the phase expects (not every surplus is caught: an arrival after the phase
+    /// completed counts towards the next one); on the GPU it also traps when the barrier is in
+    /// local memory (a kernel's local variable). Release builds check neither.
     #[inline(always)]
     pub fn arrive_n(&self, n: u32) -> Token {
         check!(n > 0, "Barrier::arrive_n: counts at least one arrival");
@@ -425,6 +465,11 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// it instead of a [`Token`].
     ///
     /// PTX: `ld.acquire.<scope>.b64` polling, with `B` between polls.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the barrier is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_parity(&self, parity: bool) {
         crate::debug_check_not_local(self, LOCAL);
@@ -466,6 +511,11 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     ///     }
     /// });
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the barrier is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait(&self, token: Token) {
         crate::debug_check_not_local(self, LOCAL);
@@ -488,6 +538,11 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// let _ = b.arrive(); // the second arrival completes the phase
     /// assert_eq!(b.wait_for(&t, Duration::ZERO), Ok(()));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the barrier is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_for(&self, token: &Token, timeout: Duration) -> Result<(), TimedOut> {
         crate::debug_check_not_local(self, LOCAL);
@@ -507,6 +562,11 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// let t = b.arrive();
     /// assert_eq!(b.wait_until(&t, Instant::now()), Err(TimedOut));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the barrier is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_until(&self, token: &Token, deadline: Instant) -> Result<(), TimedOut> {
         crate::debug_check_not_local(self, LOCAL);
@@ -528,6 +588,11 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// b.arrive_and_wait(); // phase 0 (even) completes
     /// assert_eq!(b.wait_parity_for(false, Duration::ZERO), Ok(()));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the barrier is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_parity_for(&self, parity: bool, timeout: Duration) -> Result<(), TimedOut> {
         crate::debug_check_not_local(self, LOCAL);
@@ -538,6 +603,11 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// `try_wait_parity_until`). A deadline that has passed is one poll.
     ///
     /// PTX: as [`wait_for`](Self::wait_for).
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the barrier is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_parity_until(&self, parity: bool, deadline: Instant) -> Result<(), TimedOut> {
         crate::debug_check_not_local(self, LOCAL);
@@ -570,6 +640,13 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     ///     }
     /// });
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when the arrival finds
+    /// more arrivals than the phase expects (not every surplus is caught: an arrival after the
+    /// phase completed counts towards the next one); on the GPU it also traps when the barrier is
+    /// in local memory (a kernel's local variable). Release builds check neither.
     #[inline(always)]
     pub fn arrive_and_wait(&self) {
         self.arrive_and_wait_by(|n| self.arrive_any(n))
@@ -582,6 +659,14 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// PTX: `ld.acquire.<scope>.b64` and `atom.acq_rel.<scope>.cas.b64` until the arrival
     /// lands; the last arrival runs `completion`, then flips the phase and restarts the counter
     /// with one `atom.acq_rel.<scope>.add.u64`.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when the arrival finds
+    /// more arrivals than the phase expects (not every surplus is caught: an arrival after the
+    /// phase completed counts towards the next one); on the GPU it also traps when the barrier is
+    /// in local memory (a kernel's local variable). Release builds check neither. A panic in
+    /// `completion` is the caller's own.
     #[inline(always)]
     pub fn arrive_and_wait_with(&self, completion: impl FnOnce()) {
         self.arrive_and_wait_by(|n| self.arrive_knowing_last(n, 0, completion))
@@ -591,6 +676,13 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// fewer. A drop that completes the phase runs the barrier's completion.
     ///
     /// PTX: as [`arrive_and_wait_with`](Self::arrive_and_wait_with), without a wait.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when the arrival finds
+    /// more arrivals than the phase expects (not every surplus is caught: an arrival after the
+    /// phase completed counts towards the next one); on the GPU it also traps when the barrier is
+    /// in local memory (a kernel's local variable). Release builds check neither.
     #[inline(always)]
     pub fn arrive_and_drop(&self) {
         let _ = self.arrive_knowing_last(1, 1, || {});

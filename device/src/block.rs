@@ -125,12 +125,23 @@ pub fn thread_rank() -> u32 {
 }
 
 /// This block's index within the grid, flattened (x fastest).
+///
+/// # Panics
+///
+/// In a build with overflow checks (a debug build), panics (the kernel's panic handler runs) when
+/// this block's flattened index does not fit a `u32` (a grid of more than `u32::MAX` blocks);
+/// release builds wrap.
 #[inline(always)]
 pub fn rank() -> u32 {
     (index_z() * grid_y() + index_y()) * grid_x() + index_x()
 }
 
 /// The number of blocks in the grid.
+///
+/// # Panics
+///
+/// In a build with overflow checks (a debug build), panics (the kernel's panic handler runs) when
+/// the grid has more than `u32::MAX` blocks; release builds wrap.
 #[inline(always)]
 pub fn count() -> u32 {
     grid_x() * grid_y() * grid_z()

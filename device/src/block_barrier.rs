@@ -124,6 +124,11 @@ impl BlockBarrier {
     /// # Safety
     /// `ptr` is 8-byte aligned, in this block's shared memory, lives for `'a`, and is used
     /// only through `BlockBarrier` meanwhile.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, traps with a message when `ptr` is not 8-byte aligned or not in this
+    /// block's shared memory (`isspacep.shared::cta`); release builds do not check.
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut u64) -> &'a Self {
         debug_check!(
@@ -192,6 +197,11 @@ impl BlockBarrier {
     ///     }
     /// }
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, traps with a message when `count` is 0 or above `2^20 - 1`, or when the
+    /// barrier is not in this block's shared memory; release builds do not check.
     #[inline(always)]
     pub fn init(&self, count: u32) {
         debug_check!(
@@ -253,6 +263,11 @@ impl BlockBarrier {
     ///     }
     /// }
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, traps with a message when the barrier is not in this block's shared
+    /// memory; release builds do not check.
     #[inline(always)]
     pub fn arrive(&self) -> BlockToken {
         self.debug_check_shared();
@@ -269,6 +284,11 @@ impl BlockBarrier {
     /// Arrives and leaves: later phases expect one thread fewer.
     ///
     /// PTX: `mbarrier.arrive_drop.shared.b64`.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, traps with a message when the barrier is not in this block's shared
+    /// memory; release builds do not check.
     #[inline(always)]
     pub fn arrive_and_drop(&self) {
         self.debug_check_shared();
@@ -394,6 +414,11 @@ impl BlockBarrier {
     ///     }
     /// }
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, traps with a message when the barrier is not in this block's shared memory
+    /// (the check of [`arrive`](Self::arrive)); release builds do not check.
     #[inline(always)]
     pub fn arrive_and_wait(&self) {
         let t = self.arrive();

@@ -112,6 +112,12 @@ const BAR_SPACE: &core::ffi::CStr =
 ///   barrier's phase has returned.
 /// - `barrier` is initialized, in this block's shared memory (debug builds check), and its
 ///   current phase expects these bytes (see above).
+///
+/// # Panics
+///
+/// In a debug build, traps with a message when `bytes` is 0 or not a multiple of 16, `dst` or `src`
+/// is not 16-byte aligned, `src` is not in global memory or `barrier` is not in this block's shared
+/// memory; release builds do not check (see Safety).
 #[inline(always)]
 pub unsafe fn copy_global_to_shared<T>(
     dst: Shared<T>,

@@ -65,6 +65,11 @@ use core::sync::atomic::Ordering;
 ///     assert_eq!(data.load(Relaxed), 7);
 /// });
 /// ```
+///
+/// # Panics
+///
+/// When `order` is Relaxed (as `core`'s `fence`), in every build (on the GPU the thread prints the
+/// message and traps).
 #[inline(always)]
 #[track_caller]
 pub fn fence<S: Scope>(order: Ordering) {
@@ -121,6 +126,11 @@ fn fence_acq_rel<S: Scope>() {
 /// accesses across it. Relaxed panics (as `core`). On the GPU this is an empty `asm!` (which
 /// is a compiler memory barrier), because `core::sync::atomic::compiler_fence` is unreliable on
 /// nvptx (rust-lang/rust#136480).
+///
+/// # Panics
+///
+/// When `order` is Relaxed (as `core`'s `compiler_fence`), in every build (on the GPU the thread
+/// prints the message and traps).
 #[inline(always)]
 #[track_caller]
 pub fn compiler_fence(order: Ordering) {

@@ -99,6 +99,11 @@ impl<S: Scope> AtomicFlag<S> {
     /// # Safety
     /// `ptr` is valid for reads and writes, 4-byte aligned, for all of `'a`; every concurrent
     /// access to it during `'a` is atomic; it holds 0 or 1.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when `ptr` is not 4-byte
+    /// aligned; release builds do not check.
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut u32) -> &'a Self {
         debug_check!(ptr.is_aligned(), "AtomicFlag::from_ptr: misaligned pointer");
@@ -149,6 +154,11 @@ impl<S: Scope> AtomicFlag<S> {
     /// store's do; C++ leaves them undefined).
     ///
     /// PTX: `st.<sem>.<scope>.b32` of 0.
+    ///
+    /// # Panics
+    ///
+    /// When `order` is Acquire or AcqRel (as `core`'s `store`), in every build (on the GPU the
+    /// thread prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn clear(&self, order: Ordering) {
@@ -165,6 +175,11 @@ impl<S: Scope> AtomicFlag<S> {
     /// Whether the flag is set. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).
     ///
     /// PTX: `ld.<sem>.<scope>.b32`.
+    ///
+    /// # Panics
+    ///
+    /// When `order` is Release or AcqRel (as `core`'s `load`), in every build (on the GPU the
+    /// thread prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn test(&self, order: Ordering) -> bool {
@@ -192,6 +207,11 @@ impl<S: Scope> AtomicFlag<S> {
     ///     assert_eq!(result.load(Relaxed), 7);
     /// });
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `order` is Release or AcqRel (a load's orders), in every build (on the GPU the thread
+    /// prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn wait(&self, old: bool, order: Ordering) {
@@ -211,6 +231,11 @@ impl<S: Scope> AtomicFlag<S> {
     /// let f = AtomicFlag::<Gpu>::new();
     /// assert_eq!(f.wait_for(Duration::from_micros(1), false, Acquire), Err(TimedOut));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `order` is Release or AcqRel (a load's orders), in every build (on the GPU the thread
+    /// prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn wait_for(&self, timeout: Duration, old: bool, order: Ordering) -> Result<(), TimedOut> {
@@ -229,6 +254,11 @@ impl<S: Scope> AtomicFlag<S> {
     /// f.test_and_set(Acquire);
     /// assert_eq!(f.wait_until(Instant::now(), false, Acquire), Ok(()));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `order` is Release or AcqRel (a load's orders), in every build (on the GPU the thread
+    /// prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn wait_until(

@@ -116,6 +116,11 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// block or grid barrier): libcu++ constructs latches in place the same way.
     ///
     /// PTX: `st.relaxed.<scope>.b32`.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the latch is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn init(&self, expected: u32) {
         crate::debug_check_not_local(self, LOCAL);
@@ -145,6 +150,12 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     ///     assert_eq!(slots.iter().map(|x| x.load(Relaxed)).sum::<u32>(), 60);
     /// });
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when the count would go
+    /// below zero (more arrivals than expected); on the GPU it also traps when the latch is in
+    /// local memory (a kernel's local variable). Release builds check neither.
     #[inline(always)]
     pub fn count_down(&self) {
         self.count_down_n(1)
@@ -163,6 +174,12 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// l.count_down_n(1);
     /// assert!(l.try_wait());
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when the count would go
+    /// below zero (more arrivals than expected); on the GPU it also traps when the latch is in
+    /// local memory (a kernel's local variable). Release builds check neither.
     #[inline(always)]
     pub fn count_down_n(&self, n: u32) {
         crate::debug_check_not_local(self, LOCAL);
@@ -192,6 +209,11 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     }
 
     /// Whether the latch is open (`ld.acquire`): if so, every arrival's writes are visible.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the latch is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_wait(&self) -> bool {
         crate::debug_check_not_local(self, LOCAL);
@@ -220,6 +242,11 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     ///     ready.count_down(); // atom.release.gpu.add.u32
     /// });
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the latch is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait(&self) {
         crate::debug_check_not_local(self, LOCAL);
@@ -239,6 +266,11 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// let l: Latch<Gpu> = Latch::new(1);
     /// assert_eq!(l.wait_for(Duration::from_micros(10)), Err(TimedOut));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the latch is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_for(&self, timeout: Duration) -> Result<(), TimedOut> {
         crate::debug_check_not_local(self, LOCAL);
@@ -259,6 +291,11 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// l.count_down();
     /// assert_eq!(l.wait_until(past), Ok(())); // the one poll sees it open
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the latch is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_until(&self, deadline: Instant) -> Result<(), TimedOut> {
         crate::debug_check_not_local(self, LOCAL);
@@ -295,6 +332,12 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     ///     }
     /// });
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when the count would go
+    /// below zero (more arrivals than expected); on the GPU it also traps when the latch is in
+    /// local memory (a kernel's local variable). Release builds check neither.
     #[inline(always)]
     pub fn arrive_and_wait(&self) {
         let group = warp::peers(self);

@@ -198,6 +198,11 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     /// });
     /// assert_eq!(total.into_inner(), 4000);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the mutex is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn lock(&self) -> MutexGuard<'_, T, S, B> {
         crate::debug_check_not_local(self, LOCAL);
@@ -247,6 +252,11 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     ///     s.spawn(|| assert_eq!(m.try_lock().map(|g| *g), Some(7))).join().unwrap();
     /// });
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the mutex is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_lock(&self) -> Option<MutexGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);
@@ -271,6 +281,11 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     /// drop(held);
     /// assert!(m.try_lock_for(Duration::ZERO).is_some());
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the mutex is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_lock_for(&self, timeout: Duration) -> Option<MutexGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);
@@ -290,6 +305,11 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     /// let m: Mutex<u32, Gpu> = Mutex::new(5);
     /// assert_eq!(m.try_lock_until(Instant::now()).map(|g| *g), Some(5));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the mutex is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_lock_until(&self, deadline: Instant) -> Option<MutexGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);

@@ -113,6 +113,11 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     const_fn! {
     /// A semaphore with `initial` free units. Panics if `initial > MAX`. Emits no PTX of its
     /// own (a plain initialization). libcu++: the `counting_semaphore(desired)` constructor.
+    ///
+    /// # Panics
+    ///
+    /// When `initial > MAX`, in every build (on the GPU the thread prints the message and traps; in
+    /// a `const` context it is a compile error).
     pub fn new(initial: u32) -> Self {
         check!(initial <= MAX, "Semaphore::new: initial count above MAX");
         Semaphore {
@@ -161,6 +166,11 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// assert!(peak.load(Relaxed) <= 2); // never more holders than units
     /// assert_eq!(slots.available(), 2); // and every unit came back
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the semaphore is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn acquire(&self) {
         crate::debug_check_not_local(self, LOCAL);
@@ -196,6 +206,11 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// PTX (`MAX > 1`): `ld.relaxed.<scope>.b32`, then `atom.acquire.<scope>.cas.b32` if the
     /// count is positive. `MAX == 1`: one `atom.acquire.<scope>.exch.b32` (see
     /// [`BinarySemaphore`]).
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the semaphore is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_acquire(&self) -> bool {
         crate::debug_check_not_local(self, LOCAL);
@@ -244,6 +259,11 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// s.release(1);
     /// assert!(s.try_acquire_for(Duration::ZERO));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the semaphore is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_acquire_for(&self, timeout: Duration) -> bool {
         crate::debug_check_not_local(self, LOCAL);
@@ -267,6 +287,11 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// assert!(s.try_acquire_until(past)); // one attempt, and a unit is there
     /// assert!(!s.try_acquire_until(past));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the semaphore is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_acquire_until(&self, deadline: Instant) -> bool {
         crate::debug_check_not_local(self, LOCAL);
@@ -306,6 +331,14 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// });
     /// assert_eq!(items.available(), 0);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when the release takes
+    /// the count above `MAX` (for `MAX == 1`: `n > 1`, or the unit is already free); on the
+    /// GPU it also traps when the semaphore is in local memory (a kernel's local variable). Release
+    /// builds do not check: a counting semaphore's count then exceeds `MAX`, a binary one stays at
+    /// one free unit.
     #[inline(always)]
     pub fn release(&self, n: u32) {
         crate::debug_check_not_local(self, LOCAL);
@@ -334,6 +367,12 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// grid barrier). Panics (traps on the GPU) if `initial > MAX`.
     ///
     /// PTX: `st.relaxed.<scope>.b32`.
+    ///
+    /// # Panics
+    ///
+    /// When `initial > MAX`, in every build (on the GPU the thread prints the message and traps).
+    /// In a debug build on the GPU it also traps with a message when the semaphore is in local
+    /// memory (a kernel's local variable).
     #[inline(always)]
     pub fn init(&self, initial: u32) {
         check!(initial <= MAX, "Semaphore::init: initial count above MAX");

@@ -113,6 +113,11 @@ impl<T> Shared<T> {
     ///
     /// # Safety
     /// `p` points into this block's shared memory.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when `p` is not in this block's shared
+    /// memory (`isspacep.shared::cta`); release builds and the host backend do not check.
     #[inline(always)]
     pub unsafe fn from_generic(p: *mut T) -> Shared<T> {
         #[cfg(target_arch = "nvptx64")]
@@ -146,6 +151,11 @@ impl<T> Shared<T> {
 
     /// The location `n` elements further on (no check that it stays in bounds), as
     /// `pointer::wrapping_add`.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU (overflow checks), panics when `n * size_of::<T>()` overflows
+    /// `usize`, where `pointer::wrapping_add` would wrap; release builds and the host backend wrap.
     #[allow(clippy::should_implement_trait)] // named after `pointer::add`, not `ops::Add`
     #[inline(always)]
     pub fn add(self, n: usize) -> Shared<T> {
@@ -215,6 +225,11 @@ impl<T, const N: usize> Shared<[T; N]> {
     /// let e = TILE.shared().at(3);
     /// assert_eq!(e.generic(), unsafe { TILE.as_ptr().cast::<u32>().add(3) });
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when `i >= N`; release
+    /// builds do not check.
     #[inline(always)]
     #[track_caller]
     pub fn at(self, i: usize) -> Shared<T> {

@@ -180,6 +180,11 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     /// let g = counter.lock();
     /// assert_eq!((*g, g.ticket()), (400, 400)); // 400 tickets were served before this one
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the lock is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn lock(&self) -> TicketGuard<'_, T, S, B> {
         crate::debug_check_not_local(self, LOCAL);
@@ -209,6 +214,11 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     ///     s.spawn(|| assert_eq!(l.try_lock().map(|g| g.ticket()), Some(1))).join().unwrap();
     /// });
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the lock is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_lock(&self) -> Option<TicketGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);
@@ -233,6 +243,11 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     /// drop(held);
     /// assert_eq!(l.try_lock_for(Duration::ZERO).map(|g| g.ticket()), Some(1));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the lock is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_lock_for(&self, timeout: Duration) -> Option<TicketGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);
@@ -243,6 +258,11 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     /// `None` then. A deadline that has passed is one attempt.
     ///
     /// PTX: as [`try_lock_for`](Self::try_lock_for).
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when the lock is in local memory (a
+    /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_lock_until(&self, deadline: Instant) -> Option<TicketGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);

@@ -78,6 +78,11 @@ impl<S: Scope> AtomicBool<S> {
     /// # Safety
     /// As [`Atomic::from_ptr`] for a `u32`, and the word holds 0 or 1 whenever this view
     /// reads it (other values would make `fetch_and/or/xor` leave bits that are neither).
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when `ptr` is not 4-byte
+    /// aligned; release builds do not check.
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut u32) -> &'a Self {
         // SAFETY: `repr(transparent)` over `Atomic<u32, S>`, itself transparent over a `u32`;
@@ -95,6 +100,11 @@ impl<S: Scope> AtomicBool<S> {
     /// Loads the value. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).
     ///
     /// PTX: `ld.<sem>.<scope>.b32`; SeqCst adds a leading `fence.sc.<scope>`.
+    ///
+    /// # Panics
+    ///
+    /// When `order` is Release or AcqRel (as `core`'s `load`), in every build (on the GPU the
+    /// thread prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn load(&self, order: Ordering) -> bool {
@@ -104,6 +114,11 @@ impl<S: Scope> AtomicBool<S> {
     /// Stores `val`. Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic).
     ///
     /// PTX: `st.<sem>.<scope>.b32` of 0 or 1; SeqCst is `fence.sc.<scope>` + `st.relaxed`.
+    ///
+    /// # Panics
+    ///
+    /// When `order` is Acquire or AcqRel (as `core`'s `store`), in every build (on the GPU the
+    /// thread prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn store(&self, val: bool, order: Ordering) {
@@ -129,6 +144,11 @@ impl<S: Scope> AtomicBool<S> {
     /// assert_eq!(b.compare_exchange(false, true, AcqRel, Acquire), Ok(false));
     /// assert_eq!(b.compare_exchange(false, true, AcqRel, Acquire), Err(true));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the thread
+    /// prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn compare_exchange(
@@ -153,6 +173,11 @@ impl<S: Scope> AtomicBool<S> {
     /// core's `fetch_update`. `fetch_order` cannot be Release or AcqRel.
     ///
     /// PTX: `ld.<fetch_order>.<scope>.b32`, then `atom.<sem>.<scope>.cas.b32` per attempt.
+    ///
+    /// # Panics
+    ///
+    /// When `fetch_order` is Release or AcqRel (as in `core`), in every build (on the GPU the
+    /// thread prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn fetch_update<F>(

@@ -28,14 +28,16 @@ macro_rules! float_atomic {
                 unsafe { &*(self as *const Self).cast::<Atomic<$bits, S>>() }
             }
 
-            #[doc = concat!("Loads the value. Orders: Relaxed, Acquire, SeqCst.\n\nPTX: `ld.<sem>.<scope>.", $b, "`.")]
+            #[doc = concat!("Loads the value. Orders: Relaxed, Acquire, SeqCst.\n\nPTX: `ld.<sem>.<scope>.", $b, "`.\n\n",
+                "# Panics\n\nWhen `order` is Release or AcqRel (as `core`'s `load`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
             pub fn load(&self, order: Ordering) -> $t {
                 $t::from_bits(self.bits().load(order))
             }
 
-            #[doc = concat!("Stores `val`. Orders: Relaxed, Release, SeqCst.\n\nPTX: `st.<sem>.<scope>.", $b, "`.")]
+            #[doc = concat!("Stores `val`. Orders: Relaxed, Release, SeqCst.\n\nPTX: `st.<sem>.<scope>.", $b, "`.\n\n",
+                "# Panics\n\nWhen `order` is Acquire or AcqRel (as `core`'s `store`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
             pub fn store(&self, val: $t, order: Ordering) {
@@ -49,7 +51,8 @@ macro_rules! float_atomic {
             }
 
             #[doc = concat!("Bitwise compare-exchange (see the integer `compare_exchange` for the orders).\n\n",
-                "PTX: `atom.<sem>.<scope>.cas.", $b, "`.")]
+                "PTX: `atom.<sem>.<scope>.cas.", $b, "`.\n\n",
+                "# Panics\n\nWhen `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
             pub fn compare_exchange(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
@@ -72,7 +75,8 @@ macro_rules! float_atomic {
                 "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::*;\n",
                 "let a = Atomic::<", stringify!($t), ", Gpu>::new(3.0);\n",
                 "assert_eq!(a.fetch_update(AcqRel, Acquire, |x| (x < 4.0).then_some(x * 2.0)), Ok(3.0));\n",
-                "assert_eq!(a.fetch_update(AcqRel, Acquire, |x| (x < 4.0).then_some(x * 2.0)), Err(6.0));\n```"));
+                "assert_eq!(a.fetch_update(AcqRel, Acquire, |x| (x < 4.0).then_some(x * 2.0)), Err(6.0));\n```\n\n",
+                "# Panics\n\nWhen `fetch_order` is Release or AcqRel (as in `core`), in every build (on the GPU the thread prints the message and traps)."));
 
             #[doc = concat!("Stores the minimum of the value and `val` and returns the previous value. Every order.\n\n",
                 "The minimum is PTX's `min` (IEEE 754-2019 `minimumNumber`): a NaN operand is ignored (the ",
@@ -161,7 +165,8 @@ macro_rules! float_add_api {
         }
 
         #[doc = concat!("Adds `val` without returning anything. Orders: Relaxed, Release, SeqCst.\n\n",
-            "PTX: `red.<sem>.<scope>.", $op, ".", $add, "`; SeqCst is `fence.sc.<scope>` + `red.relaxed`.")]
+            "PTX: `red.<sem>.<scope>.", $op, ".", $add, "`; SeqCst is `fence.sc.<scope>` + `red.relaxed`.\n\n",
+            "# Panics\n\nWhen `order` is Acquire or AcqRel, in every build (on the GPU the thread prints the message and traps).")]
         #[inline(always)]
         #[track_caller]
         pub fn red_add(&self, val: $t, order: Ordering) {

@@ -114,7 +114,8 @@ macro_rules! half_atomic {
             }
 
             #[doc = concat!("Loads the value. Orders: Relaxed, Acquire, SeqCst.\n\n",
-                "PTX: `ld.<sem>.<scope>.", $lb, "`; SeqCst adds a leading `fence.sc.<scope>`.")]
+                "PTX: `ld.<sem>.<scope>.", $lb, "`; SeqCst adds a leading `fence.sc.<scope>`.\n\n",
+                "# Panics\n\nWhen `order` is Release or AcqRel (as `core`'s `load`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
             pub fn load(&self, order: Ordering) -> $t {
@@ -122,7 +123,8 @@ macro_rules! half_atomic {
             }
 
             #[doc = concat!("Stores `val`. Orders: Relaxed, Release, SeqCst.\n\n",
-                "PTX: `st.<sem>.<scope>.", $lb, "`; SeqCst is `fence.sc.<scope>` + `st.relaxed`.")]
+                "PTX: `st.<sem>.<scope>.", $lb, "`; SeqCst is `fence.sc.<scope>` + `st.relaxed`.\n\n",
+                "# Panics\n\nWhen `order` is Acquire or AcqRel (as `core`'s `store`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
             pub fn store(&self, val: $t, order: Ordering) {
@@ -137,7 +139,8 @@ macro_rules! half_atomic {
 
             #[doc = concat!("Bitwise compare-exchange (`-0.0 != 0.0`; a NaN equals the same NaN). Orders as ",
                 "the integer [`compare_exchange`](Atomic::compare_exchange) (one merged `.sem`).\n\n",
-                "PTX: `atom.<sem>.<scope>.cas.", $lb, "`.")]
+                "PTX: `atom.<sem>.<scope>.cas.", $lb, "`.\n\n",
+                "# Panics\n\nWhen `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
             pub fn compare_exchange(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
@@ -151,7 +154,7 @@ macro_rules! half_atomic {
 
             update_api!($t);
 
-            bits_fetch_update!($t, "Applies `f` until the update succeeds or `f` returns `None`, like `core`'s\n`fetch_update` (the values are compared as bits). `fetch_order` cannot be\nRelease or AcqRel.\n\nPTX: `ld.<fetch>.<scope>.b32` (of the containing word for the 16-bit types),\nthen `atom.<sem>.<scope>.cas.b32` per attempt.");
+            bits_fetch_update!($t, "Applies `f` until the update succeeds or `f` returns `None`, like `core`'s\n`fetch_update` (the values are compared as bits). `fetch_order` cannot be\nRelease or AcqRel.\n\nPTX: `ld.<fetch>.<scope>.b32` (of the containing word for the 16-bit types),\nthen `atom.<sem>.<scope>.cas.b32` per attempt.\n\n# Panics\n\nWhen `fetch_order` is Release or AcqRel (as in `core`), in every build (on the GPU the thread prints the message and traps).");
 
             #[doc = concat!("Stores the minimum of the value and `val` (IEEE `minimumNumber`, PTX's `min`: ",
                 "a NaN operand is ignored, two NaNs give the canonical NaN, `-0.0 < +0.0`; pairs lane by ",

@@ -20,7 +20,8 @@ macro_rules! int_atomic {
             #[doc = concat!("Loads the value. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).\n\n",
                 "PTX: `ld.<sem>.<scope>.", $b, "`; SeqCst adds a leading `fence.sc.<scope>`.\n\n",
                 "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::Acquire;\n",
-                "let a = Atomic::<", stringify!($t), ", Gpu>::new(5);\nassert_eq!(a.load(Acquire), 5);\n```")]
+                "let a = Atomic::<", stringify!($t), ", Gpu>::new(5);\nassert_eq!(a.load(Acquire), 5);\n```\n\n",
+                "# Panics\n\nWhen `order` is Release or AcqRel (as `core`'s `load`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
             pub fn load(&self, order: Ordering) -> $t {
@@ -32,7 +33,8 @@ macro_rules! int_atomic {
             #[doc = concat!("Stores `val`. Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic).\n\n",
                 "PTX: `st.<sem>.<scope>.", $b, "`; SeqCst is `fence.sc.<scope>` + `st.relaxed`.\n\n",
                 "```\nuse ptx_sync::{Atomic, Sys};\nuse core::sync::atomic::Ordering::*;\n",
-                "let a = Atomic::<", stringify!($t), ", Sys>::new(0);\na.store(3, Release);\nassert_eq!(a.load(Relaxed), 3);\n```")]
+                "let a = Atomic::<", stringify!($t), ", Sys>::new(0);\na.store(3, Release);\nassert_eq!(a.load(Relaxed), 3);\n```\n\n",
+                "# Panics\n\nWhen `order` is Acquire or AcqRel (as `core`'s `store`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
             pub fn store(&self, val: $t, order: Ordering) {
@@ -60,7 +62,8 @@ macro_rules! int_atomic {
                 "```\nuse ptx_sync::{Atomic, Gpu};\nuse core::sync::atomic::Ordering::*;\n",
                 "let a = Atomic::<", stringify!($t), ", Gpu>::new(1);\n",
                 "assert_eq!(a.compare_exchange(1, 2, AcqRel, Acquire), Ok(1));\n",
-                "assert_eq!(a.compare_exchange(1, 3, AcqRel, Acquire), Err(2));\n```")]
+                "assert_eq!(a.compare_exchange(1, 3, AcqRel, Acquire), Err(2));\n```\n\n",
+                "# Panics\n\nWhen `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
             pub fn compare_exchange(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
@@ -78,6 +81,11 @@ macro_rules! int_atomic {
             /// Applies `f` in a compare-exchange loop until it succeeds or `f` returns `None`,
             /// like `core`'s `fetch_update`. `fetch_order` (the loads and failed exchanges)
             /// cannot be Release or AcqRel.
+            ///
+            /// # Panics
+            ///
+            /// When `fetch_order` is Release or AcqRel (as in `core`), in every build (on the GPU
+            /// the thread prints the message and traps).
             #[inline(always)]
             #[track_caller]
             pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F)
@@ -170,7 +178,8 @@ macro_rules! int_atomic {
         #[doc = concat!($what, " without returning anything: a PTX reduction, which the memory ",
             "system can complete without sending a value back to the thread.\n\n",
             "Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic: a `red` reads nothing to ",
-            "acquire).\n\nPTX: `red.<sem>.<scope>.", $op, ".", $ty, "`; SeqCst is `fence.sc.<scope>` + `red.relaxed`.")]
+            "acquire).\n\nPTX: `red.<sem>.<scope>.", $op, ".", $ty, "`; SeqCst is `fence.sc.<scope>` + `red.relaxed`.\n\n",
+            "# Panics\n\nWhen `order` is Acquire or AcqRel, in every build (on the GPU the thread prints the message and traps).")]
         #[inline(always)]
         #[track_caller]
         pub fn $name(&self, $val: $t, order: Ordering) {
@@ -235,6 +244,11 @@ impl<S: Scope> Atomic<u32, S> {
     /// [`fetch_inc`](Self::fetch_inc) without a result. Orders: Relaxed, Release, SeqCst.
     ///
     /// PTX: `red.<sem>.<scope>.inc.u32`.
+    ///
+    /// # Panics
+    ///
+    /// When `order` is Acquire or AcqRel, in every build (on the GPU the thread prints the message
+    /// and traps).
     #[inline(always)]
     #[track_caller]
     pub fn red_inc(&self, limit: u32, order: Ordering) {
@@ -246,6 +260,11 @@ impl<S: Scope> Atomic<u32, S> {
     /// [`fetch_dec`](Self::fetch_dec) without a result. Orders: Relaxed, Release, SeqCst.
     ///
     /// PTX: `red.<sem>.<scope>.dec.u32`.
+    ///
+    /// # Panics
+    ///
+    /// When `order` is Acquire or AcqRel, in every build (on the GPU the thread prints the message
+    /// and traps).
     #[inline(always)]
     #[track_caller]
     pub fn red_dec(&self, limit: u32, order: Ordering) {

@@ -244,6 +244,11 @@ impl<T: AtomicValue, S: Scope> Atomic<T, S> {
     /// `Bf16`), the aligned 4-byte word that contains the value must be valid for reads and
     /// writes too, in the same memory: the GPU emulates most of their operations on that word
     /// (see [`small`]).
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when `ptr` is not
+    /// aligned to `align_of::<T>()`; release builds do not check.
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut T) -> &'a Self {
         debug_check!(ptr.is_aligned(), "Atomic::from_ptr: misaligned pointer");

@@ -77,6 +77,11 @@ impl<T, S: Scope> AtomicPtr<T, S> {
     /// # Safety
     /// `ptr` is valid for reads and writes, 8-byte aligned, for all of `'a`, and every
     /// concurrent access to it during `'a` is atomic.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, panics (on the GPU: prints the message and traps) when `ptr` is not 8-byte
+    /// aligned; release builds do not check.
     #[inline(always)]
     pub unsafe fn from_ptr<'a>(ptr: *mut *mut T) -> &'a Self {
         debug_check!(ptr.is_aligned(), "AtomicPtr::from_ptr: misaligned pointer");
@@ -101,6 +106,11 @@ impl<T, S: Scope> AtomicPtr<T, S> {
     /// Loads the pointer. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).
     ///
     /// PTX: `ld.<sem>.<scope>.b64`; SeqCst adds a leading `fence.sc.<scope>`.
+    ///
+    /// # Panics
+    ///
+    /// When `order` is Release or AcqRel (as `core`'s `load`), in every build (on the GPU the
+    /// thread prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn load(&self, order: Ordering) -> *mut T {
@@ -112,6 +122,11 @@ impl<T, S: Scope> AtomicPtr<T, S> {
     /// Stores `p`. Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic).
     ///
     /// PTX: `st.<sem>.<scope>.b64`; SeqCst is `fence.sc.<scope>` + `st.relaxed`.
+    ///
+    /// # Panics
+    ///
+    /// When `order` is Acquire or AcqRel (as `core`'s `store`), in every build (on the GPU the
+    /// thread prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn store(&self, p: *mut T, order: Ordering) {
@@ -145,6 +160,11 @@ impl<T, S: Scope> AtomicPtr<T, S> {
     /// assert_eq!(p.compare_exchange(pa, pb, AcqRel, Acquire), Ok(pa));
     /// assert_eq!(p.load(Relaxed), pb);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the thread
+    /// prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn compare_exchange(
@@ -172,6 +192,11 @@ impl<T, S: Scope> AtomicPtr<T, S> {
     /// or AcqRel.
     ///
     /// PTX: `ld.<fetch_order>.<scope>.b64`, then `atom.<sem>.<scope>.cas.b64` per attempt.
+    ///
+    /// # Panics
+    ///
+    /// When `fetch_order` is Release or AcqRel (as in `core`), in every build (on the GPU the
+    /// thread prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn fetch_update<F>(

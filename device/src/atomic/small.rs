@@ -187,7 +187,8 @@ macro_rules! small_atomic {
             #[doc = concat!("Loads the value. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).\n\n",
                 "PTX: `ld.<sem>.<scope>.", $b, "` (native); SeqCst adds a leading `fence.sc.<scope>`.\n\n",
                 "```\nuse ptx_sync::{Atomic, Gpu, Ordering::Acquire};\n",
-                "let a = Atomic::<", stringify!($t), ", Gpu>::new(", $e0, ");\nassert_eq!(a.load(Acquire), ", $e0, ");\n```")]
+                "let a = Atomic::<", stringify!($t), ", Gpu>::new(", $e0, ");\nassert_eq!(a.load(Acquire), ", $e0, ");\n```\n\n",
+                "# Panics\n\nWhen `order` is Release or AcqRel (as `core`'s `load`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
             pub fn load(&self, order: Ordering) -> $t {
@@ -201,7 +202,8 @@ macro_rules! small_atomic {
                 "`fence.sc.<scope>` + `st.relaxed`.\n\n",
                 "```\nuse ptx_sync::{Atomic, Sys, Ordering::*};\n",
                 "let a = Atomic::<", stringify!($t), ", Sys>::new(0);\na.store(", $e1, ", Release);\n",
-                "assert_eq!(a.load(Relaxed), ", $e1, ");\n```")]
+                "assert_eq!(a.load(Relaxed), ", $e1, ");\n```\n\n",
+                "# Panics\n\nWhen `order` is Acquire or AcqRel (as `core`'s `store`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
             pub fn store(&self, val: $t, order: Ordering) {
@@ -237,7 +239,8 @@ macro_rules! small_atomic {
                 "```\nuse ptx_sync::{Atomic, Gpu, Ordering::*};\n",
                 "let a = Atomic::<", stringify!($t), ", Gpu>::new(", $e0, ");\n",
                 "assert_eq!(a.fetch_update(AcqRel, Acquire, |x| x.checked_add(1)), Ok(", $e0, "));\n",
-                "assert_eq!(a.fetch_update(AcqRel, Acquire, |_| None), Err(", $e0, " + 1));\n```")]
+                "assert_eq!(a.fetch_update(AcqRel, Acquire, |_| None), Err(", $e0, " + 1));\n```\n\n",
+                "# Panics\n\nWhen `fetch_order` is Release or AcqRel (as in `core`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
             pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F)
@@ -288,7 +291,8 @@ macro_rules! small_atomic {
             "```\nuse ptx_sync::{Atomic, Gpu, Ordering::*};\n",
             "let a = Atomic::<", stringify!($t), ", Gpu>::new(", $e0, ");\n",
             "assert_eq!(a.compare_exchange(", $e0, ", ", $e1, ", AcqRel, Acquire), Ok(", $e0, "));\n",
-            "assert_eq!(a.compare_exchange(", $e0, ", ", $e2, ", AcqRel, Acquire), Err(", $e1, "));\n```")]
+            "assert_eq!(a.compare_exchange(", $e0, ", ", $e2, ", AcqRel, Acquire), Err(", $e1, "));\n```\n\n",
+            "# Panics\n\nWhen `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the thread prints the message and traps).")]
         #[inline(always)]
         #[track_caller]
         pub fn compare_exchange(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
@@ -315,7 +319,8 @@ macro_rules! small_atomic {
             "```\nuse ptx_sync::{Atomic, Gpu, Ordering::*};\n",
             "let a = Atomic::<", stringify!($t), ", Gpu>::new(", $e0, ");\n",
             "assert_eq!(a.compare_exchange(", $e0, ", ", $e1, ", AcqRel, Acquire), Ok(", $e0, "));\n",
-            "assert_eq!(a.compare_exchange(", $e0, ", ", $e2, ", AcqRel, Acquire), Err(", $e1, "));\n```")]
+            "assert_eq!(a.compare_exchange(", $e0, ", ", $e2, ", AcqRel, Acquire), Err(", $e1, "));\n```\n\n",
+            "# Panics\n\nWhen `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the thread prints the message and traps).")]
         #[inline(always)]
         #[track_caller]
         pub fn compare_exchange(&self, current: $t, new: $t, success: Ordering, failure: Ordering)

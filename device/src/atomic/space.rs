@@ -110,6 +110,11 @@ impl<T> Global<T> {
     ///
     /// # Safety
     /// `p` points into global memory (device memory or mapped host memory).
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU, traps with a message when `p` is not in global memory
+    /// (`isspacep.global`); release builds do not check.
     #[inline(always)]
     pub unsafe fn from_generic(p: *mut T) -> Global<T> {
         #[cfg(target_arch = "nvptx64")]
@@ -138,6 +143,11 @@ impl<T> Global<T> {
 
     /// The location `n` elements further on (no check that it stays in bounds), as
     /// `pointer::wrapping_add`.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU (overflow checks), panics when `n * size_of::<T>()` overflows
+    /// `usize`, where `pointer::wrapping_add` would wrap; release builds and the host backend wrap.
     #[allow(clippy::should_implement_trait)] // named after `pointer::add`, not `ops::Add`
     #[inline(always)]
     pub fn add(self, n: usize) -> Global<T> {
@@ -266,6 +276,11 @@ impl<T> Shared<T> {
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 impl<T> ClusterShared<T> {
     /// The location `n` elements further on (no check that it stays in bounds).
+    ///
+    /// # Panics
+    ///
+    /// In a debug build on the GPU (overflow checks), panics when `n * size_of::<T>()` overflows
+    /// `usize`, where `pointer::wrapping_add` would wrap; release builds wrap.
     #[allow(clippy::should_implement_trait)] // named after `pointer::add`, not `ops::Add`
     #[inline(always)]
     pub fn add(self, n: usize) -> ClusterShared<T> {
@@ -422,6 +437,7 @@ macro_rules! space_common {
             "PTX: `ld.<sem>.<scope>.", $space, ".", $b, "`; SeqCst adds a leading `fence.sc.<scope>`.\n\n",
             "# Safety\nThe handle points at a live, aligned `Atomic<", stringify!($t), ", S>` in its space, ",
             "which every concurrent access reaches atomically.\n\n",
+            "# Panics\n\nWhen `order` is Release or AcqRel (as `core`'s `load`), in every build (on the GPU the thread prints the message and traps).\n\n",
             "```\n", $doc!($t, $one), "assert_eq!(unsafe { a.load(Acquire) }, ", $one, ");\n```")]
         #[inline(always)]
         #[track_caller]
@@ -434,6 +450,7 @@ macro_rules! space_common {
         #[doc = concat!("Stores `val`. Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic).\n\n",
             "PTX: `st.<sem>.<scope>.", $space, ".", $b, "`; SeqCst is `fence.sc.<scope>` + `st.relaxed`.\n\n",
             "# Safety\nAs [`load`](Self::load).\n\n",
+            "# Panics\n\nWhen `order` is Acquire or AcqRel (as `core`'s `store`), in every build (on the GPU the thread prints the message and traps).\n\n",
             "```\n", $doc!($t, $one), "unsafe { a.store(", $two, ", Release) };\n",
             "assert_eq!(unsafe { a.load(Relaxed) }, ", $two, ");\n```")]
         #[inline(always)]
@@ -457,6 +474,7 @@ macro_rules! space_common {
             "if it did, `Err(actual)` if not. `failure` cannot be Release or AcqRel; the two orders ",
             "merge into one `.sem`, as [`Atomic::compare_exchange`] documents.\n\n",
             "PTX: `atom.<sem>.<scope>.", $space, ".cas.", $b, "`.\n\n# Safety\nAs [`load`](Self::load).\n\n",
+            "# Panics\n\nWhen `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the thread prints the message and traps).\n\n",
             "```\n", $doc!($t, $one), "assert_eq!(unsafe { a.compare_exchange(", $one, ", ", $two, ", AcqRel, Acquire) }, Ok(", $one, "));\n",
             "assert_eq!(unsafe { a.compare_exchange(", $one, ", ", $two, ", AcqRel, Acquire) }, Err(", $two, "));\n```")]
         #[inline(always)]
@@ -476,6 +494,11 @@ macro_rules! space_common {
         ///
         /// # Safety
         /// As [`load`](Self::load).
+        ///
+        /// # Panics
+        ///
+        /// When `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the
+        /// thread prints the message and traps).
         #[inline(always)]
         #[track_caller]
         pub unsafe fn compare_exchange_weak(self, current: $t, new: $t, success: Ordering, failure: Ordering)
@@ -508,7 +531,8 @@ macro_rules! space_common {
 
         #[doc = concat!("Adds `val` without returning anything (a reduction). Orders: Relaxed, Release, SeqCst.\n\n",
             "PTX: `red.<sem>.<scope>.", $space, ".add.", $add, "`; SeqCst is `fence.sc.<scope>` + `red.relaxed`.\n\n",
-            "# Safety\nAs [`load`](Self::load).")]
+            "# Safety\nAs [`load`](Self::load).\n\n",
+            "# Panics\n\nWhen `order` is Acquire or AcqRel, in every build (on the GPU the thread prints the message and traps).")]
         #[inline(always)]
         #[track_caller]
         pub unsafe fn red_add(self, val: $t, order: Ordering) {

@@ -10,6 +10,11 @@ macro_rules! update_api {
         /// that another access could break, unlike LL/SC machines), and the 8/16-bit word
         /// loops retry only when a neighbouring byte changed, so the weak form costs nothing
         /// extra. Provided so code written for `core` atomics ports unchanged.
+        ///
+        /// # Panics
+        ///
+        /// When `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the
+        /// thread prints the message and traps).
         #[inline(always)]
         #[track_caller]
         pub fn compare_exchange_weak(
@@ -23,6 +28,11 @@ macro_rules! update_api {
         }
 
         /// `core`'s `try_update`: the same as [`fetch_update`](Self::fetch_update) (same PTX).
+        ///
+        /// # Panics
+        ///
+        /// When `fetch_order` is Release or AcqRel (as in `core`), in every build (on the GPU the
+        /// thread prints the message and traps).
         #[inline(always)]
         #[track_caller]
         pub fn try_update(
@@ -39,6 +49,11 @@ macro_rules! update_api {
         /// [`fetch_update`](Self::fetch_update) (`fetch_order` cannot be Release or AcqRel).
         ///
         $(#[doc = $ex])?
+        ///
+        /// # Panics
+        ///
+        /// When `fetch_order` is Release or AcqRel (as in `core`), in every build (on the GPU the
+        /// thread prints the message and traps).
         #[inline(always)]
         #[track_caller]
         pub fn update(

@@ -212,7 +212,9 @@ macro_rules! vector_common {
             #[doc = concat!("Views the `[", stringify!($lane), "; ", stringify!($n), "]` at `ptr` as vector atomic lanes.\n\n",
                 "# Safety\n`ptr` is valid for reads and writes, ", stringify!($align), "-byte aligned, in global ",
                 "memory (a debug build traps on the GPU otherwise), for all of `'a`, and every concurrent access ",
-                "to it during `'a` is atomic.")]
+                "to it during `'a` is atomic.\n\n",
+                "# Panics\n\nIn a debug build, panics (on the GPU: prints the message and traps) when `ptr` ",
+                "is not ", stringify!($align), "-byte aligned; release builds do not check.")]
             #[inline(always)]
             pub unsafe fn from_ptr<'a>(ptr: *mut [$lane; $n]) -> &'a Self {
                 debug_check!(ptr as usize % $align == 0, concat!(stringify!($name), "::from_ptr: misaligned pointer"));
@@ -255,7 +257,8 @@ macro_rules! vector_f32 {
                 "```\nuse ptx_sync::{atomic::", stringify!($name), ", Gpu, Ordering::Relaxed};\n",
                 "let a = ", stringify!($name), "::<Gpu>::new([1.0; ", stringify!($n), "]);\n",
                 "assert_eq!(a.fetch_add(", $ex, ", Relaxed), [1.0; ", stringify!($n), "]);\n",
-                "assert_eq!(a.fetch_add([0.0; ", stringify!($n), "], Relaxed)[1], 3.0);\n```")]
+                "assert_eq!(a.fetch_add([0.0; ", stringify!($n), "], Relaxed)[1], 3.0);\n```\n\n",
+                "# Panics\n\nIn a debug build on the GPU, traps with a message when the lanes are not in global memory.")]
             #[inline(always)]
             pub fn fetch_add(&self, val: [f32; $n], order: Ordering) -> [f32; $n] {
                 debug_check_global(self);
@@ -266,7 +269,8 @@ macro_rules! vector_f32 {
             }
 
             #[doc = concat!("Adds `val` lane by lane without returning anything. Orders: Relaxed, Release, SeqCst.\n\n",
-                "PTX: `red.<sem>.<scope>.add.", $v, ".f32` (SeqCst: `fence.sc.<scope>` + `.relaxed`).")]
+                "PTX: `red.<sem>.<scope>.add.", $v, ".f32` (SeqCst: `fence.sc.<scope>` + `.relaxed`).\n\n",
+                "# Panics\n\nWhen `order` is Acquire or AcqRel, in every build (on the GPU the thread prints the message and traps). In a debug build on the GPU, traps with a message when the lanes are not in global memory.")]
             #[inline(always)]
             #[track_caller]
             pub fn red_add(&self, val: [f32; $n], order: Ordering) {
@@ -301,7 +305,8 @@ macro_rules! vector_half {
 
     (@fetch $lane:ident, $n:literal, $w:literal, $v:literal, $ty:literal, $atom:ident, $name:ident, $scalar:ident, $op:literal, $what:literal) => {
         #[doc = concat!($what, " and returns the lanes' previous values. Every order.\n\n",
-            "PTX: `atom.<sem>.<scope>.", $op, ".", $v, ".", $ty, "` (SeqCst: `fence.sc.<scope>` + `.acquire`).")]
+            "PTX: `atom.<sem>.<scope>.", $op, ".", $v, ".", $ty, "` (SeqCst: `fence.sc.<scope>` + `.acquire`).\n\n",
+            "# Panics\n\nIn a debug build on the GPU, traps with a message when the lanes are not in global memory.")]
         #[inline(always)]
         pub fn $name(&self, val: [$lane; $n], order: Ordering) -> [$lane; $n] {
             debug_check_global(self);
@@ -314,7 +319,8 @@ macro_rules! vector_half {
 
     (@red $lane:ident, $n:literal, $w:literal, $v:literal, $ty:literal, $red:ident, $name:ident, $scalar:ident, $op:literal, $what:literal) => {
         #[doc = concat!($what, " without returning anything. Orders: Relaxed, Release, SeqCst.\n\n",
-            "PTX: `red.<sem>.<scope>.", $op, ".", $v, ".", $ty, "` (SeqCst: `fence.sc.<scope>` + `.relaxed`).")]
+            "PTX: `red.<sem>.<scope>.", $op, ".", $v, ".", $ty, "` (SeqCst: `fence.sc.<scope>` + `.relaxed`).\n\n",
+            "# Panics\n\nWhen `order` is Acquire or AcqRel, in every build (on the GPU the thread prints the message and traps). In a debug build on the GPU, traps with a message when the lanes are not in global memory.")]
         #[inline(always)]
         #[track_caller]
         pub fn $name(&self, val: [$lane; $n], order: Ordering) {

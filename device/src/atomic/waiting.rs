@@ -14,7 +14,8 @@ macro_rules! waiting {
             #[doc = concat!("Waits until the value is not `old`; returns it. `order` is the load ",
                 "order (Relaxed, Acquire, SeqCst), as in `cuda::atomic::wait`. ", $what, "\n\n",
                 "PTX: `ld.<sem>.<scope>` polling with `nanosleep.u32` between polls (SeqCst: ",
-                "`fence.sc.<scope>` before each load).")]
+                "`fence.sc.<scope>` before each load).\n\n",
+                "# Panics\n\nWhen `order` is Release or AcqRel (a load's orders), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
             pub fn wait(&self, old: $t, order: Ordering) -> $t {
@@ -22,7 +23,12 @@ macro_rules! waiting {
                 self.wait_until(order, |v| !same(v, old))
             }
 
-            /// Waits until `pred(value)` holds; returns that value.
+            /// Waits until `pred(value)` holds; returns that value. `order` is the load order.
+            ///
+            /// # Panics
+            ///
+            /// When `order` is Release or AcqRel (a load's orders), in every build (on the GPU
+            /// the thread prints the message and traps).
             #[inline(always)]
             #[track_caller]
             pub fn wait_until(&self, order: Ordering, mut pred: impl FnMut($t) -> bool) -> $t {
@@ -35,6 +41,11 @@ macro_rules! waiting {
             ///
             /// PTX: `ld.<sem>.<scope>` polling with `nanosleep.u32`, and
             /// `mov.u64 %rd, %globaltimer;` after each failed poll.
+            ///
+            /// # Panics
+            ///
+            /// When `order` is Release or AcqRel (a load's orders), in every build (on the GPU
+            /// the thread prints the message and traps).
             #[inline(always)]
             #[track_caller]
             pub fn wait_until_for(
@@ -50,6 +61,10 @@ macro_rules! waiting {
             /// `Err(TimedOut)` after it. A deadline that has passed is one poll.
             ///
             /// PTX: as [`wait_until_for`](Self::wait_until_for).
+            ///
+            /// # Panics
+            ///
+            /// As [`wait_until_for`](Self::wait_until_for).
             #[inline(always)]
             #[track_caller]
             pub fn wait_until_deadline(

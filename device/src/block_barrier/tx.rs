@@ -68,6 +68,11 @@ impl BlockBarrier {
     ///     }
     /// }
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, traps with a message when `bytes` is above `2^20 - 1` or the barrier is
+    /// not in this block's shared memory; release builds do not check.
     #[inline(always)]
     pub fn expect_tx(&self, bytes: u32) {
         if cfg!(debug_assertions) && bytes > MAX_TX_COUNT {
@@ -134,6 +139,11 @@ impl BlockBarrier {
     ///     }
     /// }
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, traps with a message when `bytes` is above `2^20 - 1` or the barrier is
+    /// not in this block's shared memory; release builds do not check.
     #[inline(always)]
     pub fn arrive_expect_tx(&self, bytes: u32) -> BlockToken {
         if cfg!(debug_assertions) && bytes > MAX_TX_COUNT {
@@ -196,6 +206,11 @@ impl BlockBarrier {
     ///     }
     /// }
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, traps with a message when `bytes` is above `2^20 - 1` or the barrier is
+    /// not in this block's shared memory; release builds do not check.
     #[inline(always)]
     pub fn complete_tx(&self, bytes: u32) {
         if cfg!(debug_assertions) && bytes > MAX_TX_COUNT {
