@@ -253,10 +253,11 @@ pub const fn __hash(s: &str) -> u64 {
 /// - a hidden module `NAME` holding the symbol (modules and constants have separate
 ///   namespaces).
 ///
-/// `#[align(N)]` (a power of two) among the attributes raises the variable's alignment to `N`
-/// when `T`'s is smaller, on the GPU (`.shared .align N`) and on the host. A bulk copy
-/// (`bulk::copy_global_to_shared`, sm_90, GPU only) writes only 16-byte aligned shared
-/// memory, and a `[u32; 1024]` is 4-byte aligned: declare its target `#[align(16)]`.
+/// `#[align(N)]` (a power of two: any other `N` is a compile error) among the attributes raises
+/// the variable's alignment to `N` when `T`'s is smaller, on the GPU (`.shared .align N`) and on
+/// the host. A bulk copy (`bulk::copy_global_to_shared`, sm_90, GPU only) writes only 16-byte
+/// aligned shared memory, and a `[u32; 1024]` is 4-byte aligned: declare its target
+/// `#[align(16)]`.
 ///
 /// ```
 /// ptx_sync::shared! {

@@ -445,6 +445,11 @@ impl Warp {
 /// lane in `mask` must call `converged` with the same mask around the same operation, as the
 /// lanes of a divergent branch on the GPU execute it together. Outside [`launch`], it just runs
 /// `f`.
+///
+/// # Panics
+///
+/// Inside [`launch`], when `mask` does not name the calling lane: a panic with the warp, the lane
+/// and the mask (the launch then fails, as for any lane that panics). Outside it, never.
 pub fn converged<R>(mask: u32, f: impl FnOnce() -> R) -> R {
     let before = with_current(|c| {
         c.map(|c| {
