@@ -129,6 +129,7 @@
 //! | [`warp`] | votes, shuffles, `match`, `sync`, leaders; `warp::emulation` (feature `warp-emulation`, host only): real warps of `std` threads for tests | `__shfl_sync`, `__ballot_sync`... |
 //! | [`shared`](mod@shared), [`shared_static`] | [`shared!`] statics, `.shared` pointers | `__shared__` |
 //! | [`volatile`] | volatile and MMIO loads and stores | `volatile`, `ld.mmio` |
+//! | [`print`] | [`gpu_println!`], [`gpu_print!`]: `{}` formatting checked at compile time, over `vprintf` | `printf` |
 //! | [`wait`], [`clock`] | waiting policies, timed waits, `%globaltimer` | `__nanosleep`, `cuda::std::chrono` |
 //! | [`scope`] | [`Cta`], [`Cluster`], [`Gpu`], [`Sys`] | `cuda::thread_scope_*` |
 //! | [`float16`] | [`F16`], [`Bf16`] and their pairs | `__half`, `__nv_bfloat16` |
@@ -280,6 +281,7 @@ pub mod nvshmem;
 mod order;
 #[cfg(target_arch = "nvptx64")]
 mod panic;
+pub mod print;
 pub mod scope;
 pub mod semaphore;
 pub mod shared;

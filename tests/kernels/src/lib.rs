@@ -24,6 +24,7 @@ mod mutex;
 mod patterns_arrive;
 mod patterns_locks;
 mod phases;
+mod print;
 mod semaphore;
 mod shared;
 mod shared_static;

@@ -29,6 +29,7 @@ pub mod nvshmem;
 pub mod patterns_arrive;
 pub mod patterns_locks;
 pub mod phases;
+pub mod print;
 pub mod semaphore;
 pub mod shared;
 pub mod shared_static;
@@ -76,6 +77,7 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(shared::tests());
     all.extend(shared_static::tests());
     all.extend(warp_intrinsics::tests());
+    all.extend(print::tests());
     all.extend(examples::tests());
     all.extend(host_api::tests());
     all
