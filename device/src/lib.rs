@@ -294,7 +294,7 @@ pub mod warp;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
 pub use atomic::space::ClusterShared;
 pub use atomic::space::Global;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub use atomic::AtomicU128;
 pub use atomic::{
     Atomic, AtomicBool, AtomicF32, AtomicF64, AtomicI32, AtomicI64, AtomicIsize, AtomicPtr,

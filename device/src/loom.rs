@@ -93,14 +93,28 @@ model! {
     crate::Bf16x2 => atomic::AtomicU32, to_bits;
 }
 
-// 128-bit atomics are GPU only (sm_90): no host atomic holds a `u128`, so its cell is never
-// used on the host.
+// No host atomic holds a `u128`: the host's 128-bit operations take a lock
+// (device/src/atomic/wide.rs) around the plain value, or under loom around loom's cell.
 impl Model for u128 {
+    #[cfg(not(loom))]
     type Host = core::cell::UnsafeCell<u128>;
     #[cfg(loom)]
+    type Host = Locked128;
+    #[cfg(loom)]
     fn model(self) -> Self::Host {
-        core::cell::UnsafeCell::new(self)
+        Locked128 {
+            lock: atomic::AtomicBool::new(false),
+            value: ::loom::cell::UnsafeCell::new(self),
+        }
     }
+}
+
+/// Under loom, a `u128` atomic: its lock word and loom's `UnsafeCell`, which reports any
+/// access to the value that the lock does not order.
+#[cfg(loom)]
+pub struct Locked128 {
+    pub(crate) lock: atomic::AtomicBool,
+    pub(crate) value: ::loom::cell::UnsafeCell<u128>,
 }
 
 impl<T> Model for *mut T {

@@ -548,3 +548,53 @@ fn atomic_ptr_publishes_its_pointee() {
         t.join().unwrap();
     });
 }
+
+/// `AtomicU128` on the host: every operation runs under the value's lock (under loom, a lock
+/// word of its own and loom's cell, which reports any access the lock leaves unordered). A
+/// compare-exchange loop and a swap race: exactly one order happens, and the other sees it
+/// whole (both halves).
+#[test]
+fn atomic_u128_compare_exchange_and_swap_are_linearizable() {
+    use ptx_sync::AtomicU128;
+    model(|| {
+        let a = Arc::new(AtomicU128::<Gpu>::new(0));
+        let a2 = a.clone();
+        let t = thread::spawn(move || {
+            let mut old = a2.load(Ordering::Relaxed);
+            while let Err(now) = a2.compare_exchange(
+                old,
+                old + (1 << 64 | 1),
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                old = now;
+            }
+        });
+        let before = a.swap(1 << 127, Ordering::AcqRel);
+        t.join().unwrap();
+        let v = a.load(Ordering::Acquire);
+        let add_first = before == 1 << 64 | 1 && v == 1 << 127;
+        let swap_first = before == 0 && v == 1 << 127 | 1 << 64 | 1;
+        assert!(add_first || swap_first, "swap saw {before:#x}, then {v:#x}");
+    });
+}
+
+/// A reader that acquires a `u128` flag reads the data stored before its release store:
+/// without the lock's acquire and release, loom reports the data access as a race.
+#[test]
+fn atomic_u128_release_store_publishes_to_an_acquire_load() {
+    use ptx_sync::AtomicU128;
+    model(|| {
+        let flag = Arc::new(AtomicU128::<Sys>::new(0));
+        let data = Arc::new(UnsafeCell::new(0u32));
+        let (f2, d2) = (flag.clone(), data.clone());
+        let t = thread::spawn(move || {
+            d2.with_mut(|p| unsafe { *p = 42 });
+            f2.store(1 << 64, Ordering::Release);
+        });
+        if flag.load(Ordering::Acquire) == 1 << 64 {
+            assert_eq!(read(&data), 42);
+        }
+        t.join().unwrap();
+    });
+}

@@ -6,7 +6,7 @@
 //!   the pointers kernels receive as arguments. Generic addressing makes the same code work on
 //!   global and shared memory.
 //!
-//! `T` is `u32 i32 u64 i64 usize isize f32 f64` (and `u128` on sm_90). Two more types have the
+//! `T` is `u32 i32 u64 i64 usize isize f32 f64` (and `u128`: sm_90 on the GPU). Two more types have the
 //! same two surfaces and the same table below: [`AtomicBool<S>`](AtomicBool) (a `u32` word
 //! holding 0 or 1: PTX has no 8-bit `atom`) and [`AtomicPtr<T, S>`](AtomicPtr) (the 64-bit
 //! instructions); [`AtomicFlag<S>`](crate::AtomicFlag) is libcu++'s `atomic_flag` over a
@@ -69,7 +69,7 @@
 //! | `Atomic<T, S>` for `T` = `u8 i8 u16 i16 F16 Bf16 F16x2 Bf16x2` ([`AtomicU8`].. [`AtomicBf16x2`]; [`F16`](crate::F16), [`Bf16`](crate::Bf16), [`F16x2`](crate::F16x2), [`Bf16x2`](crate::Bf16x2) in [`float16`](crate::float16)), sm_90 vectors [`atomic::vector`](crate::atomic::vector) (`AtomicF32x2/x4`, `AtomicF16x4/x8`, `AtomicBf16x4/x8`, global memory); every type: `update`, `try_update`; floats: `fetch_min/max`, `fetch_update` | `ld/st.<sem>.S.b8/b16`, `atom.<sem>.S.cas.b16`, `atom/red.<sem>.S.add.noftz.f16/bf16/f16x2/bf16x2`, `atom/red.<sem>.S.add.v2/v4.f32` and `.add/min/max.noftz.v2/v4.f16x2/bf16x2`; other 8/16-bit RMWs and float min/max: `atom.<sem>.S.cas.b32` loops | `cuda::atomic_ref<char/short/__half/__nv_bfloat16>`, `atomicAdd(__half2*)`, sm_90 `atomicAdd(float2*/float4*)` |
 //! | [`AtomicBool<S>`](crate::AtomicBool) (4 bytes: a `u32` word of 0 or 1): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_and/or/xor/nand/not` | the `.b32` forms: `ld`, `st`, `atom.<sem>.S.exch/cas/and/or/xor.b32`; `fetch_nand`: `xor` (with true) or `exch` (with false) | `cuda::atomic<bool, Scope>` |
 //! | [`AtomicPtr<T, S>`](crate::AtomicPtr): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update` | `ld.<sem>.S.b64`, `st.<sem>.S.b64`, `atom.<sem>.S.exch.b64`, `atom.<sem>.S.cas.b64` | `cuda::atomic<T*, Scope>` |
-//! | `AtomicU128<S>` (sm_90, GPU only): `load`, `store`, `swap`, `compare_exchange` | `ld.<sem>.S.b128`, `st.<sem>.S.b128`, `atom.<sem>.S.exch.b128`, `atom.<sem>.S.cas.b128` | `cuda::atomic_ref` of a 16-byte type; 128-bit `atomicCAS` / `atomicExch` (sm_90) |
+//! | [`AtomicU128<S>`](crate::AtomicU128) (sm_90 on the GPU; on the host each operation under a lock): `load`, `store`, `swap`, `compare_exchange` | `ld.<sem>.S.b128`, `st.<sem>.S.b128`, `atom.<sem>.S.exch.b128`, `atom.<sem>.S.cas.b128` | `cuda::atomic_ref` of a 16-byte type; 128-bit `atomicCAS` / `atomicExch` (sm_90) |
 //! | `Atomic::wait`, `wait_until`, `wait_until_for`, `wait_until_deadline` (every `T`, floats comparing bits; `AtomicBool`, `AtomicPtr` too), `notify_one`, `notify_all` | `ld.<sem>.S` polling with `nanosleep.u32`; `notify_*`: nothing (waiters poll) | `cuda::atomic_ref::wait`, `notify_one`, `notify_all` (no-ops on the device in libcu++ too) |
 //! | State-space atomics on [`Shared<Atomic<T, S>>`](crate::shared::Shared), [`Global<Atomic<T, S>>`](crate::Global) and `ClusterShared<Atomic<T, S>>` (sm_90, GPU only): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_add/sub/and/or/xor/min/max`, `red_add` | `ld/st.<sem>.S.<space>.bN`, `atom.<sem>.S.<space>.<op>.T`, `red.<sem>.S.<space>.add.T`, `<space>` = `shared::cta`, `global`, `shared::cluster` (after `mapa.shared::cluster.u32`); SeqCst: a leading `fence.sc.S` | `atomicAdd(&shared_var, v)` (`atom.shared`), inline PTX |
 //! | [`Ordering`](crate::Ordering) (`core::sync::atomic::Ordering`) | `.relaxed`, `.acquire`, `.release`, `.acq_rel`; SeqCst as `fence.sc` | `cuda::std::memory_order` |
@@ -89,9 +89,10 @@ cfg_not_loom! {
     pub mod vector;
 }
 mod waiting;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+// sm_90 on the GPU; on the host under a lock (wide.rs).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 mod wide;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub use wide::AtomicU128;
 
 pub use boolean::AtomicBool;
@@ -113,7 +114,7 @@ mod sealed {
 
 /// A type [`Atomic`] can hold: `u32`, `i32`, `u64`, `i64`, `usize`, `isize`, `f32`, `f64`, the
 /// narrow `u8`, `i8`, `u16`, `i16` ([`small`]) and half floats `F16`, `Bf16`, `F16x2`, `Bf16x2`
-/// ([`half`]), and on sm_90 `u128`. `bool` and pointers have their own types, [`AtomicBool`] (a 4-byte word)
+/// ([`half`]), and `u128` (sm_90 on the GPU). `bool` and pointers have their own types, [`AtomicBool`] (a 4-byte word)
 /// and [`AtomicPtr`].
 pub trait AtomicValue: sealed::Sealed + Model + Copy + Send + 'static {}
 
@@ -201,7 +202,7 @@ debug_by_load!(
     crate::Bf16,
     crate::F16x2,
     crate::Bf16x2,
-    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     u128,
 );
 
