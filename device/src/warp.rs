@@ -1,8 +1,11 @@
 //! The warp-level facts the primitives need (which lane this is, which lanes run together,
 //! which of them name the same object, a warp barrier) and CUDA's warp intrinsics: votes
 //! ([`ballot`], [`any`], [`all`], [`uni`]), matches ([`match_any`], [`match_all`] and their
-//! `_u32` forms), shuffles ([`shfl_idx`], [`shfl_up`], [`shfl_down`], [`shfl_xor`]) and leader
-//! election (`elect_one` on sm_90, [`leader`] everywhere).
+//! `_u32` forms), shuffles ([`shfl_idx`], [`shfl_up`], [`shfl_down`], [`shfl_xor`]),
+//! reductions ([`reduce_add`], [`reduce_min`], [`reduce_max`], [`reduce_and`], [`reduce_or`],
+//! [`reduce_xor`]), scans ([`inclusive_scan_add`], [`exclusive_scan_add`]), lane masks
+//! ([`lanemask_lt`] and its kin) and leader election (`elect_one` on sm_90, [`leader`]
+//! everywhere).
 //!
 //! | Function | PTX | CUDA C++ |
 //! |----------|-----|----------|
@@ -16,6 +19,10 @@
 //! | [`shfl_idx`], [`shfl_up`], [`shfl_down`], [`shfl_xor`] | `shfl.sync.idx.b32`, `.up`, `.down`, `.bfly` (two of them for a 64-bit value) | `__shfl_sync`, `__shfl_up_sync`, `__shfl_down_sync`, `__shfl_xor_sync` (width 32) |
 //! | `elect_one` (sm_90) | `elect.sync` | `cooperative_groups::invoke_one`, `cuda::ptx::elect_sync` |
 //! | [`leader`] | `mov.u32 %laneid` | `lane == __ffs(mask) - 1` |
+//! | [`reduce_add`], [`reduce_min`], [`reduce_max`] | `u32`/`i32` on sm_80+: `redux.sync.add/min/max.u32` / `.s32`; otherwise `mov.u32 %laneid` and 5 `shfl.sync.idx.b32` (10 for 64-bit types) | `__reduce_add_sync(mask, v)`, `__reduce_min_sync`, `__reduce_max_sync` |
+//! | [`reduce_and`], [`reduce_or`], [`reduce_xor`] | `u32`/`i32` on sm_80+: `redux.sync.and/or/xor.b32`; otherwise as above | `__reduce_and_sync`, `__reduce_or_sync`, `__reduce_xor_sync` |
+//! | [`inclusive_scan_add`], [`exclusive_scan_add`] | `mov.u32 %laneid` and 5 `shfl.sync.idx.b32` (10 for 64-bit types) | `cub::WarpScan::InclusiveSum` / `ExclusiveSum`, `cooperative_groups::inclusive_scan` / `exclusive_scan` |
+//! | [`lanemask_lt`], [`lanemask_le`], [`lanemask_eq`], [`lanemask_ge`], [`lanemask_gt`] | `mov.u32 %lanemask_lt` (`_le`, `_eq`, `_ge`, `_gt`) | `cuda::ptx::get_sreg_lanemask_lt()`..., `cuda::device::lane_mask::all_less()`... |
 //! | [`peers`] | `activemask.b32`, `match.any.sync.b64` | `__match_any_sync(__activemask(), address)` |
 //!
 //! ```
@@ -33,14 +40,37 @@
 //! });
 //! ```
 //!
-//! Every collective here (all but `lane`, `active_mask` and `leader`) follows CUDA's `*_sync`
-//! rule: every non-exited lane in `mask`, the caller included, calls the same function with
-//! the same mask (on sm_70+ not necessarily at the same instruction), and it returns once they
-//! all have. A shuffle that reads a lane outside `mask` gets an undefined value.
+//! Every collective here (all but `lane`, `active_mask`, the lane masks and `leader`) follows
+//! CUDA's `*_sync` rule: every non-exited lane in `mask`, the caller included, calls the same
+//! function with the same mask (on sm_70+ not necessarily at the same instruction), and it
+//! returns once they all have. A shuffle that reads a lane outside `mask` gets an undefined
+//! value. The reductions and scans take any mask (partial, with holes: lanes outside it do not
+//! count), but no lane of it may have exited (their shuffle tree would read it).
 //!
 //! On the host every thread is a warp of one, except inside `emulation::launch` (feature
 //! `warp-emulation`), where `std` threads play the lanes of real warps so that warp-level code
 //! can fail in `cargo test`.
+//!
+//! ## Reductions and scans
+//!
+//! On sm_80 and newer a reduction of a `u32` or `i32` is one `redux.sync` (PTX ISA,
+//! "redux.sync": PTX 7.0, sm_80). Every other reduction (all of them below sm_80, and the
+//! 64-bit and float types everywhere) and every scan is a tree of five `shfl.sync.idx.b32`
+//! steps (ten for a 64-bit value), correct for any mask. A butterfly over all 32 lanes would
+//! read lanes outside a partial mask (undefined); this tree works on aligned blocks of lanes
+//! instead. After the step of width `d` (1, 2, 4, 8, 16) every lane of the mask holds the
+//! combination of the mask's lanes in its aligned block of `2d` lanes: in the step it reads
+//! that total from the lowest lane of the mask in the other half of the block and combines
+//! it, lower half first. A half without a lane of the mask contributes nothing: the lane reads
+//! itself instead (every lane of the mask takes part in every shuffle, and every shuffle reads
+//! a lane of the mask) and keeps its value. After the last step every lane of the mask holds
+//! the same total, combined in the same order (for floats, bit for bit the same), and the
+//! lanes outside the mask never counted. A scan keeps one more value, the combination of the
+//! mask's lanes of its block below itself, to which the lower half's total is prepended.
+//!
+//! On the host every type takes the tree (on the emulated lanes of `emulation::launch` too),
+//! so `cargo test` runs the algorithm of sm_70 and of the wide types; the GPU suite checks
+//! `redux.sync`.
 //!
 //! ## PTX and CUDA C++
 //!
@@ -50,6 +80,9 @@
 //! | [`warp`](crate::warp)`::{ballot, any, all, uni, match_any_u32, match_all, match_all_u32, leader}` | `vote.sync.ballot.b32`, `vote.sync.{any,all,uni}.pred`, `match.any.sync.b32`, `match.all.sync.b64` / `.b32` (with its predicate: `Some(lanes)`), `%laneid` | `__ballot_sync`, `__any_sync`, `__all_sync`, `__uni_sync`, `__match_any_sync`, `__match_all_sync`, `lane == __ffs(mask) - 1` |
 //! | [`warp`](crate::warp)`::{shfl_idx, shfl_up, shfl_down, shfl_xor}` (any [`warp::ShuffleValue`](crate::warp::ShuffleValue): `u32 i32 f32`, and `u64 i64 f64` as two shuffles) | `shfl.sync.idx.b32 d, a, b, 0x1f, m`, `shfl.sync.up.b32 .., 0, m`, `shfl.sync.down.b32 .., 0x1f, m`, `shfl.sync.bfly.b32 .., 0x1f, m` | `__shfl_sync`, `__shfl_up_sync`, `__shfl_down_sync`, `__shfl_xor_sync` (width 32) |
 //! | `warp::elect_one` (sm_90 on the GPU) | `elect.sync _\|p, m` | `cuda::ptx::elect_sync(mask)`, `cooperative_groups::invoke_one` |
+//! | [`warp`](crate::warp)`::{reduce_add, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor}` ([`warp::AddValue`](crate::warp::AddValue): `u32 i32 u64 i64 f32 f64`; [`warp::MinMaxValue`](crate::warp::MinMaxValue), [`warp::BitwiseValue`](crate::warp::BitwiseValue): `u32 i32 u64 i64`) | `u32`/`i32` on sm_80+: `redux.sync.{add,min,max}.{u32,s32} d, v, m`, `redux.sync.{and,or,xor}.b32 d, v, m`; below sm_80 and for the other types: `mov.u32 %laneid` and 5 `shfl.sync.idx.b32 .., 0x1f, m` (10 for 64-bit types), a tree over aligned blocks of lanes that leaves out the lanes outside `m` | `__reduce_{add,min,max,and,or,xor}_sync(mask, v)`, `cooperative_groups::reduce` |
+//! | [`warp`](crate::warp)`::{inclusive_scan_add, exclusive_scan_add}` (any `AddValue`) | `mov.u32 %laneid` and 5 `shfl.sync.idx.b32 .., 0x1f, m` (10 for 64-bit types), over the lanes of `m` only | `cub::WarpScan::{InclusiveSum, ExclusiveSum}`, `cooperative_groups::{inclusive_scan, exclusive_scan}` |
+//! | [`warp`](crate::warp)`::{lanemask_lt, lanemask_le, lanemask_eq, lanemask_ge, lanemask_gt}` | `mov.u32 d, %lanemask_lt` (`_le`, `_eq`, `_ge`, `_gt`) | `cuda::ptx::get_sreg_lanemask_*()`, `cuda::device::lane_mask::{all_less, all_less_equal, this_lane, all_greater_equal, all_greater}()` |
 
 // The host docs show it without the feature too (`cfg(doc)`), marked as needing the feature.
 #[cfg(all(
@@ -59,6 +92,13 @@
 ))]
 #[cfg_attr(docsrs, doc(cfg(feature = "warp-emulation")))]
 pub mod emulation;
+
+// Reductions and scans over a mask (`redux.sync` on sm_80+, a shuffle tree otherwise).
+mod reduce;
+pub use reduce::{
+    exclusive_scan_add, inclusive_scan_add, reduce_add, reduce_and, reduce_max, reduce_min,
+    reduce_or, reduce_xor, AddValue, BitwiseValue, MinMaxValue,
+};
 
 /// The four ways a shuffle picks its source lane (`shfl.sync.mode`), for the host backends.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -159,6 +199,117 @@ pub fn active_mask() -> u32 {
     #[cfg(not(target_arch = "nvptx64"))]
     host::active_mask()
 }
+
+/// A lane mask special register (`mov.u32 d, %lanemask_*`), or on the host the same bits
+/// computed from [`lane`].
+macro_rules! lanemask {
+    ($(#[$doc:meta])* $name:ident, $insn:literal, $host:expr) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name() -> u32 {
+            #[cfg(target_arch = "nvptx64")]
+            {
+                let m: u32;
+                // SAFETY: reads a special register.
+                unsafe {
+                    core::arch::asm!($insn, m = out(reg32) m, options(nomem, nostack, pure))
+                };
+                m
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                let host: fn(u32) -> u32 = $host;
+                host(lane())
+            }
+        }
+    };
+}
+
+lanemask!(
+    /// The lanes below this one: bit `l` for every lane `l < lane()` (`mov.u32 %lanemask_lt`;
+    /// libcu++'s `cuda::ptx::get_sreg_lanemask_lt()`, `cuda::device::lane_mask::all_less()`).
+    /// `popc(mask & lanemask_lt())` is this lane's rank among the lanes of `mask`. Not a
+    /// collective: every lane reads its own, whatever the others do.
+    ///
+    /// ```
+    /// use ptx_sync::warp::{self, emulation};
+    ///
+    /// emulation::launch(32, std::time::Duration::from_secs(10), |t| {
+    ///     assert_eq!(warp::lanemask_lt(), (1 << t.lane) - 1);
+    ///     // This lane's rank among the odd lanes.
+    ///     let rank = (0xaaaa_aaaa & warp::lanemask_lt()).count_ones();
+    ///     assert_eq!(rank, t.lane / 2);
+    /// });
+    /// ```
+    lanemask_lt,
+    "mov.u32 {m}, %lanemask_lt;",
+    |l| (1 << l) - 1
+);
+lanemask!(
+    /// This lane and the lanes below it: bit `l` for every lane `l <= lane()`
+    /// (`mov.u32 %lanemask_le`; `cuda::ptx::get_sreg_lanemask_le()`,
+    /// `cuda::device::lane_mask::all_less_equal()`). Not a collective.
+    ///
+    /// ```
+    /// use ptx_sync::warp::{self, emulation};
+    ///
+    /// emulation::launch(32, std::time::Duration::from_secs(10), |t| {
+    ///     assert_eq!(warp::lanemask_le(), u32::MAX >> (31 - t.lane));
+    /// });
+    /// ```
+    lanemask_le,
+    "mov.u32 {m}, %lanemask_le;",
+    |l| u32::MAX >> (31 - l)
+);
+lanemask!(
+    /// This lane's bit, `1 << lane()` (`mov.u32 %lanemask_eq`;
+    /// `cuda::ptx::get_sreg_lanemask_eq()`, `cuda::device::lane_mask::this_lane()`). Not a
+    /// collective.
+    ///
+    /// ```
+    /// use ptx_sync::warp;
+    ///
+    /// assert_eq!(warp::lanemask_eq(), 1); // a host thread is lane 0 of a warp of one
+    /// ```
+    lanemask_eq,
+    "mov.u32 {m}, %lanemask_eq;",
+    |l| 1 << l
+);
+lanemask!(
+    /// This lane and the lanes above it: bit `l` for every lane `l >= lane()`, all 32 lanes
+    /// whether the warp has them or not (`mov.u32 %lanemask_ge`;
+    /// `cuda::ptx::get_sreg_lanemask_ge()`, `cuda::device::lane_mask::all_greater_equal()`).
+    /// Not a collective.
+    ///
+    /// ```
+    /// use ptx_sync::warp::{self, emulation};
+    ///
+    /// emulation::launch(32, std::time::Duration::from_secs(10), |t| {
+    ///     assert_eq!(warp::lanemask_ge(), u32::MAX << t.lane);
+    /// });
+    /// ```
+    lanemask_ge,
+    "mov.u32 {m}, %lanemask_ge;",
+    |l| u32::MAX << l
+);
+lanemask!(
+    /// The lanes above this one: bit `l` for every lane `l > lane()`, all 32 lanes whether the
+    /// warp has them or not; 0 in lane 31 (`mov.u32 %lanemask_gt`;
+    /// `cuda::ptx::get_sreg_lanemask_gt()`, `cuda::device::lane_mask::all_greater()`). Not a
+    /// collective.
+    ///
+    /// ```
+    /// use ptx_sync::warp::{self, emulation};
+    ///
+    /// emulation::launch(32, std::time::Duration::from_secs(10), |t| {
+    ///     assert_eq!(warp::lanemask_gt(), !warp::lanemask_le());
+    ///     assert_eq!(warp::lanemask_gt() == 0, t.lane == 31);
+    /// });
+    /// ```
+    lanemask_gt,
+    "mov.u32 {m}, %lanemask_gt;",
+    |l| !(u32::MAX >> (31 - l))
+);
 
 /// Waits until every lane in `mask` has arrived, and orders their memory accesses
 /// (`bar.warp.sync`). On sm_70+ the lanes may reach it through different instructions.
