@@ -50,6 +50,7 @@
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
 //! | `BlockBarrier`, `BlockToken` (sm_80, GPU only, shared memory); `try_wait_parity`, `wait_parity`, `wait_for`, `wait_until`, `wait_parity_for`, `wait_parity_until` | `mbarrier.init/arrive/arrive_drop/test_wait(.parity).shared.b64`; `mbarrier.try_wait(.parity)` on sm_90, timed: with the time left as its suspend-time hint, and `%globaltimer` | `cuda::barrier<cuda::thread_scope_block>` in shared memory |
+//! | `BlockBarrier::arrive_n(n)` (GPU only): one arrival for `n` threads, e.g. a warp's | sm_90: `mbarrier.arrive.release.cta.shared::cta.b64 state, [addr], n`; sm_80: `mbarrier.arrive.noComplete.shared.b64` of `n - 1`, then `mbarrier.arrive.shared.b64` | `barrier<thread_scope_block>::arrive(update)`, `cuda::ptx::mbarrier_arrive(addr, count)` |
 //! | `BlockBarrier::{expect_tx, arrive_expect_tx, complete_tx}` (sm_90, GPU only) | `mbarrier.expect_tx.relaxed.cta.shared::cta.b64`, `mbarrier.arrive.expect_tx.release.cta.shared::cta.b64`, `mbarrier.complete_tx.relaxed.cta.shared::cta.b64` | `cuda::device::barrier_expect_tx`, `barrier_arrive_tx(bar, 1, bytes)` |
 
 use core::cell::UnsafeCell;
@@ -279,6 +280,103 @@ impl BlockBarrier {
                 p = in(reg64) self.state.get(), t = out(reg64) t, options(nostack))
         }
         BlockToken(t)
+    }
+
+    /// Arrives `n` times at once, for `n` threads: one lane can arrive for its whole warp
+    /// (libcu++: `barrier<thread_scope_block>::arrive(update)`, `cuda::ptx::mbarrier_arrive(addr,
+    /// count)`). Returns the phase's token, as [`arrive`](Self::arrive) does. The threads it
+    /// arrives for must not arrive themselves too: the phase would count them twice and
+    /// complete early (the excess counting towards the next one), which is not detected.
+    ///
+    /// PTX: on sm_90 one `mbarrier.arrive.release.cta.shared::cta.b64 state, [addr], n` (the
+    /// count form: PTX 7.8, sm_90). On sm_80, which has no count on a completing arrival,
+    /// libcu++'s two: `mbarrier.arrive.noComplete.shared.b64` for `n - 1` (left out when `n`
+    /// is 1; it cannot complete the phase, since this thread's last arrival is still pending),
+    /// then `mbarrier.arrive.shared.b64` for the last one (`.release.cta` by default), which
+    /// may complete it.
+    ///
+    /// To arrive for a warp, its lanes' writes must come before the one arrival: a
+    /// [`warp::sync`](crate::warp::sync) of the warp's lanes first (as libcu++'s sm_70
+    /// `arrive` aggregates a warp), so the arrival's release covers them.
+    ///
+    /// ```ignore
+    /// use ptx_sync::{block, shared, warp, BlockBarrier};
+    ///
+    /// /// Each warp arrives once, by its lowest lane, for all of its lanes: a block of 100
+    /// /// threads (three warps of 32 and one of 4) makes 4 arrivals a phase instead of 100.
+    /// ///
+    /// /// # Safety
+    /// /// 1-D blocks; `out` holds a `u32` per thread of the grid.
+    /// #[unsafe(no_mangle)]
+    /// pub unsafe extern "ptx-kernel" fn doc_block_barrier_arrive_n(out: *mut u32) {
+    ///     shared! {
+    ///         static BAR: BlockBarrier;
+    ///         static TILE: [u32; 1024];
+    ///     }
+    ///     unsafe {
+    ///         let bar = BAR.get();
+    ///         let (t, n) = (block::thread_x(), block::dim_x());
+    ///         if t == 0 {
+    ///             bar.init(n);
+    ///         }
+    ///         block::sync();
+    ///         TILE.shared().at(t as usize).write(t * 3);
+    ///         let lanes = warp::active_mask(); // this warp's lanes, all here
+    ///         warp::sync(lanes); // their writes before the leader's arrival
+    ///         if warp::leader(lanes) {
+    ///             let _ = bar.arrive_n(lanes.count_ones());
+    ///         }
+    ///         bar.wait_parity(false); // the first phase: every thread's write is visible
+    ///         let other = (t + 37) % n;
+    ///         let i = block::index_x() * n + t;
+    ///         out.add(i as usize).write(TILE.shared().at(other as usize).read());
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// In a debug build, traps with a message when `n` is 0 (an arrival of nobody) or above
+    /// `2^20 - 1` (the PTX ISA's range for an `mbarrier` count), or when the barrier is not in
+    /// this block's shared memory; release builds do not check.
+    #[inline(always)]
+    pub fn arrive_n(&self, n: u32) -> BlockToken {
+        debug_check!(
+            n > 0,
+            "BlockBarrier::arrive_n: an arrival counts at least one thread"
+        );
+        debug_check!(
+            n <= MAX_COUNT,
+            "BlockBarrier::arrive_n: an mbarrier counts at most 2^20 - 1 arrivals"
+        );
+        self.debug_check_shared();
+        #[cfg(target_feature = "sm_90")]
+        {
+            let t: u64;
+            // SAFETY: as in `init`.
+            unsafe {
+                core::arch::asm!(
+                    "{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; \
+                     mbarrier.arrive.release.cta.shared::cta.b64 {t}, [s], {n}; }}",
+                    p = in(reg64) self.state.get(), n = in(reg32) n, t = out(reg64) t,
+                    options(nostack))
+            }
+            BlockToken(t)
+        }
+        #[cfg(not(target_feature = "sm_90"))]
+        {
+            if n > 1 {
+                // SAFETY: as in `init`. The phase still waits for this thread's last arrival,
+                // so this one cannot complete it (`.noComplete` requires that).
+                unsafe {
+                    core::arch::asm!(
+                        "{{ .reg .b64 s, t; cvta.to.shared.u64 s, {p}; \
+                         mbarrier.arrive.noComplete.shared.b64 t, [s], {n}; }}",
+                        p = in(reg64) self.state.get(), n = in(reg32) n - 1, options(nostack))
+                }
+            }
+            self.arrive()
+        }
     }
 
     /// Arrives and leaves: later phases expect one thread fewer.
