@@ -14,6 +14,7 @@ mod flag;
 mod harness;
 mod host_api;
 mod latch;
+mod managed;
 mod message;
 mod misuse;
 mod misuse_faults;

@@ -12,6 +12,7 @@ pub mod flag;
 pub mod harness;
 pub mod host_api;
 pub mod latch;
+pub mod managed;
 pub mod message;
 pub mod misuse;
 pub mod misuse_allocs;
@@ -70,6 +71,7 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(misuse_storms::tests());
     all.extend(misuse_peer::tests());
     all.extend(sys::tests());
+    all.extend(managed::tests());
     all.extend(multi_gpu::tests());
     all.extend(nvshmem::tests());
     all.extend(cluster::tests());
