@@ -8,9 +8,10 @@ use ptx_sync_host::cudarc::driver::sys::CUevent_flags;
 use ptx_sync_host::cudarc::driver::{
     CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
-use ptx_sync_host::{Device, MappedBuffer, Module};
+use ptx_sync_host::{Device, ManagedBuffer, MappedBuffer, Module};
 use ptx_sync_testkit::{launch_config, Result};
 use std::mem::size_of;
+use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::time::Duration;
 
@@ -34,6 +35,9 @@ pub fn names() -> Vec<String> {
     v.push("atomic/float_add/distinct/gpu/relaxed/f32".into());
     v.push("mp/pingpong/blocks".into());
     v.push("mp/pingpong/host".into());
+    // The same ping-pong through managed memory (Rust only: the row next to it is the pinned
+    // mapped memory's).
+    v.push("mp/pingpong/host_managed".into());
     for f in ["sc", "acq_rel"] {
         for s in ["cta", "gpu", "sys"] {
             v.push(format!("fence/{f}/{s}"));
@@ -441,12 +445,25 @@ fn pingpong_blocks(gpu: &Device, m: &Module) -> Sample {
     Ok((ms, rounds as f64))
 }
 
+/// `mp/pingpong/host`: the host <-> GPU ping-pong through pinned mapped host memory.
 fn pingpong_host(gpu: &Device, m: &Module) -> Sample {
+    let buf = MappedBuffer::<u32>::new(gpu, 64)?;
+    pingpong_host_on(gpu, m, buf.device_ptr(), buf.atomics_u32())
+}
+
+/// `mp/pingpong/host_managed`: the same through managed memory (`ManagedBuffer`), where each
+/// handoff may migrate the flags' page between host and GPU memory. Fails (saying why) on a
+/// GPU without concurrent managed access.
+fn pingpong_host_managed(gpu: &Device, m: &Module) -> Sample {
+    let buf = ManagedBuffer::<u32>::new(gpu, 64)?;
+    pingpong_host_on(gpu, m, buf.device_ptr(), buf.atomics_u32())
+}
+
+/// One GPU thread stores round r to word 0 and waits for the host's r in word 32; a host
+/// thread answers each round. `words` are the host's view of the 64 words at `ptr`.
+fn pingpong_host_on(gpu: &Device, m: &Module, ptr: u64, words: &[AtomicU32]) -> Sample {
     let rounds = 2_000i32;
     let k = m.kernel("mp__pingpong__host")?;
-    let buf = MappedBuffer::<u32>::new(gpu, 64)?;
-    let ptr = buf.device_ptr();
-    let words = buf.atomics_u32();
     let mut b = gpu.stream().launch_builder(k.function());
     b.arg(&ptr).arg(&rounds);
     b.record_kernel_launch(CUevent_flags::CU_EVENT_DEFAULT);
@@ -513,6 +530,7 @@ pub fn run(gpu: &Device, m: &Module, case: &str) -> Sample {
         }
         ["mp", "pingpong", "blocks"] => pingpong_blocks(gpu, m),
         ["mp", "pingpong", "host"] => pingpong_host(gpu, m),
+        ["mp", "pingpong", "host_managed"] => pingpong_host_managed(gpu, m),
         ["fence", ..] => fence(gpu, m, &kname),
         ["mutex", shape] => mutex(gpu, m, shape),
         ["hash_table", shape] => hash_table(gpu, m, shape),
