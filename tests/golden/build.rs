@@ -181,6 +181,7 @@ fn main() {
                     "block_barrier_arrive_and_drop" => "BlockBarrier::from_ptr(p.cast()).arrive_and_drop();",
                     "block_barrier_test_wait" => "let b = BlockBarrier::from_ptr(p.cast()); let t = b.arrive(); *out = b.test_wait(&t) as u32;",
                     "block_barrier_arrive_and_wait" => "BlockBarrier::from_ptr(p.cast()).arrive_and_wait();",
+                    "block_barrier_arrive_n" => "let _ = BlockBarrier::from_ptr(p.cast()).arrive_n(*v);",
                     "block_barrier_try_wait_parity" => "*out = BlockBarrier::from_ptr(p.cast()).try_wait_parity(*v != 0) as u32;",
                     "block_barrier_wait_parity" => "BlockBarrier::from_ptr(p.cast()).wait_parity(*v != 0);",
                     "block_barrier_wait_for" => "let b = BlockBarrier::from_ptr(p.cast()); let t = b.arrive(); *out = b.wait_for(&t, core::time::Duration::from_nanos(*v as u64)).is_ok() as u32;",
@@ -248,6 +249,15 @@ fn main() {
                 }
                 "leader" => "let _ = p; *out = ptx_sync::warp::leader(*v) as u32;".to_string(),
                 "warp_sync" => "let _ = (p, out); ptx_sync::warp::sync(*v);".to_string(),
+                // The mask from `p`, the value from `v`: run-time values, in registers.
+                "reduce_add" | "reduce_min" | "reduce_max" | "reduce_and" | "reduce_or"
+                | "reduce_xor" | "inclusive_scan_add" | "exclusive_scan_add" => format!(
+                    "*out = ptx_sync::warp::{}(p as usize as u32, *v);",
+                    op.name
+                ),
+                "lanemask_lt" | "lanemask_le" | "lanemask_eq" | "lanemask_ge" | "lanemask_gt" => {
+                    format!("let _ = (p, v); *out = ptx_sync::warp::{}();", op.name)
+                }
                 other => unknown("wait or warp operation", other),
             },
         };

@@ -107,6 +107,8 @@ pub const FLOAT_MINMAX: &[&str] = &["f32", "f64", "f16", "bf16", "f16x2", "bf16x
 pub const VECTORS: &[&str] = &["v2f32", "v4f32", "v4f16", "v8f16", "v4bf16", "v8bf16"];
 /// Vector types with `min` / `max` (the half ones).
 pub const HALF_VECTORS: &[&str] = &["v4f16", "v8f16", "v4bf16", "v8bf16"];
+/// The integers of the warp reductions `reduce_min/max/and/or/xor` (device/src/warp/reduce.rs).
+pub const WARP_INTS: &[&str] = &["u32", "i32", "u64", "i64"];
 /// The state-space handles (device/src/atomic/space.rs): `shared_T` is `Shared<Atomic<T, S>>`
 /// (`.shared::cta`), `global_T` `Global<Atomic<T, S>>` (`.global`), `cluster_T`
 /// `ClusterShared<Atomic<T, S>>` (`.shared::cluster`, sm_90). See [`space_of`].
@@ -269,6 +271,8 @@ pub const OPS: &[Op] = &[
     Op { name: "block_barrier_arrive_and_drop", kind: Kind::Block, types: NONE },
     Op { name: "block_barrier_test_wait", kind: Kind::Block, types: NONE },
     Op { name: "block_barrier_arrive_and_wait", kind: Kind::Block, types: NONE },
+    // One arrival for `n` (sm_90: the count form; sm_80: `.noComplete` for n - 1, then one).
+    Op { name: "block_barrier_arrive_n", kind: Kind::Block, types: NONE },
     // Parity and timed waits (device/src/block_barrier/timed.rs); all but `try_wait_parity`
     // use sm_90's `mbarrier.try_wait` (with the suspend-time hint when timed).
     Op { name: "block_barrier_try_wait_parity", kind: Kind::Block, types: NONE },
@@ -312,6 +316,21 @@ pub const OPS: &[Op] = &[
     Op { name: "shfl_xor", kind: Kind::Wait, types: ALL },
     Op { name: "elect_one", kind: Kind::Wait, types: NONE },
     Op { name: "leader", kind: Kind::Wait, types: NONE },
+    // Warp reductions and scans over a mask (device/src/warp/reduce.rs): `redux.sync` for the
+    // 32-bit integers (sm_80+), a shuffle tree for the others; lane masks (warp.rs).
+    Op { name: "reduce_add", kind: Kind::Wait, types: ALL },
+    Op { name: "reduce_min", kind: Kind::Wait, types: WARP_INTS },
+    Op { name: "reduce_max", kind: Kind::Wait, types: WARP_INTS },
+    Op { name: "reduce_and", kind: Kind::Wait, types: WARP_INTS },
+    Op { name: "reduce_or", kind: Kind::Wait, types: WARP_INTS },
+    Op { name: "reduce_xor", kind: Kind::Wait, types: WARP_INTS },
+    Op { name: "inclusive_scan_add", kind: Kind::Wait, types: ALL },
+    Op { name: "exclusive_scan_add", kind: Kind::Wait, types: ALL },
+    Op { name: "lanemask_lt", kind: Kind::Wait, types: NONE },
+    Op { name: "lanemask_le", kind: Kind::Wait, types: NONE },
+    Op { name: "lanemask_eq", kind: Kind::Wait, types: NONE },
+    Op { name: "lanemask_ge", kind: Kind::Wait, types: NONE },
+    Op { name: "lanemask_gt", kind: Kind::Wait, types: NONE },
     // State-space atomics (device/src/atomic/space.rs): the `Atomic` instruction with the
     // space after the scope.
     Op { name: "load", kind: Kind::Load, types: SPACE_ALL },

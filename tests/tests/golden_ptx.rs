@@ -280,6 +280,13 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
             "block_barrier_arrive_and_drop" => {
                 &["cvta.to.shared.u64", "mbarrier.arrive_drop.shared.b64"]
             }
+            // sm_90: the count form of a completing arrival (PTX ISA "mbarrier.arrive": a
+            // count without `.noComplete` is PTX 7.8, sm_90), `.release.cta` spelled out.
+            // sm_80: `arrive_n_sm80`.
+            "block_barrier_arrive_n" => &[
+                "cvta.to.shared.u64",
+                "mbarrier.arrive.release.cta.shared::cta.b64",
+            ],
             "block_barrier_test_wait" => &[
                 "cvta.to.shared.u64",
                 "mbarrier.arrive.shared.b64",
@@ -367,6 +374,12 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
             let words = if bits(ty) == "b64" { 2 } else { 1 };
             vec![format!("shfl.sync.{mode}.b32"); words]
         }
+        // Warp reductions and scans (device/src/warp/reduce.rs), on sm_80 and sm_90.
+        Kind::Wait if is_warp_reduction(op) => warp_reduction(op, ty, true),
+        // A special register: the lanes below, at or above this one.
+        Kind::Wait if op.starts_with("lanemask_") => {
+            vec![format!("mov.u32 %{op}")]
+        }
         // The lanes naming the same object: the active mask, then a match on the address.
         Kind::Wait if op == "peers" => {
             vec![
@@ -396,6 +409,41 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
         }
         .to_string()],
     }
+}
+
+/// Whether a golden case is a warp reduction or scan.
+fn is_warp_reduction(op: &str) -> bool {
+    op.starts_with("reduce_") || op.ends_with("_scan_add")
+}
+
+/// The PTX of a warp reduction or scan. With `redux` (sm_80+, PTX ISA "redux.sync": `.add`,
+/// `.min`, `.max` on `.u32`/`.s32`, the bitwise ops on `.b32`), a reduction of a 32-bit
+/// integer is that one instruction. Everything else is the shuffle tree: the lane number, then
+/// five `shfl.sync.idx.b32` steps, each moving one 32-bit word (two for a 64-bit value).
+fn warp_reduction(op: &str, ty: &str, redux: bool) -> Vec<String> {
+    if redux && op.starts_with("reduce_") && matches!(ty, "u32" | "i32") {
+        let r = op.trim_start_matches("reduce_");
+        let t = match (r, ty) {
+            ("and" | "or" | "xor", _) => "b32",
+            (_, "u32") => "u32",
+            _ => "s32",
+        };
+        return vec![format!("redux.sync.{r}.{t}")];
+    }
+    let words = if bits(ty) == "b64" { 2 } else { 1 };
+    let mut v = vec!["mov.u32 %laneid".to_string()];
+    v.extend(vec!["shfl.sync.idx.b32".to_string(); 5 * words]);
+    v
+}
+
+/// `BlockBarrier::arrive_n` on sm_80, which has no count on a completing arrival (libcu++'s
+/// `__arrive_sm80`): `.noComplete` for `n - 1`, then a plain arrival.
+fn arrive_n_sm80() -> Vec<String> {
+    set(&[
+        "cvta.to.shared.u64",
+        "mbarrier.arrive.noComplete.shared.b64",
+        "mbarrier.arrive.shared.b64",
+    ])
 }
 
 /// The instruction set of a primitive's operation at scope `s` (derived from each
@@ -598,10 +646,19 @@ fn statement(line: &str, insns: &mut Vec<String>) {
             "cvta.",
             "mapa.",
             "cp.",
+            "redux.",
         ]
         .iter()
         .any(|p| opcode.starts_with(p));
-        for special in ["%laneid", "%globaltimer"] {
+        for special in [
+            "%laneid",
+            "%globaltimer",
+            "%lanemask_lt",
+            "%lanemask_le",
+            "%lanemask_eq",
+            "%lanemask_ge",
+            "%lanemask_gt",
+        ] {
             if line.contains(special) {
                 insns.push(format!("{opcode} {special}"));
             }
@@ -678,10 +735,95 @@ fn pre_sm90_builds_leave_out_only_the_sm90_cases() {
             "{name}: present on sm_80 = {present}"
         );
         if present {
-            let want = expected(op.name, op.kind, &order, scope, ty);
+            let want = match op.name {
+                "block_barrier_arrive_n" => arrive_n_sm80(),
+                _ => expected(op.name, op.kind, &order, scope, ty),
+            };
             assert_eq!(normalize(op.kind, &found[&name]), want, "{name} on sm_80");
         }
     }
+}
+
+#[test]
+fn below_sm80_warp_reductions_are_the_shuffle_tree() {
+    // sm_75 has no `redux.sync`: every reduction (the 32-bit integers included) and every
+    // scan is the shuffle tree there, and nothing else.
+    let (_, found) = build(xtask::Arch::Sm75);
+    let mut checked = 0;
+    for (name, op, order, scope, ty) in cases() {
+        if !is_warp_reduction(op.name) {
+            continue;
+        }
+        let got = found
+            .get(&name)
+            .unwrap_or_else(|| panic!("{name}: missing from the sm_75 build"));
+        assert_eq!(
+            normalize(op.kind, got),
+            warp_reduction(op.name, ty, false),
+            "{name} ({order}, {scope}) on sm_75"
+        );
+        checked += 1;
+    }
+    // reduce_add and the two scans on 6 types, the other five reductions on 4.
+    assert_eq!(
+        checked,
+        3 * 6 + 5 * 4,
+        "warp reduction and scan kernels checked"
+    );
+}
+
+#[test]
+fn warp_reductions_pass_the_mask_and_cudas_width_32() {
+    // The operands the instruction lists above cannot see: every shuffle of the tree is
+    // `shfl.sync.idx.b32 d, a, src, 0x1f, mask` (CUDA's `__shfl_sync`, width 32: one segment
+    // of 32 lanes), every `redux.sync` is `d, value, mask`, and both take the caller's mask,
+    // the kernel's first parameter (`p`), as the same register in every one of them.
+    let root = xtask::workspace_root();
+    let ptx_path = xtask::build_ptx(&root.join("tests/golden"), xtask::Arch::Sm90)
+        .unwrap_or_else(|e| panic!("building the golden kernels failed:\n{e}"));
+    let ptx = std::fs::read_to_string(&ptx_path).unwrap();
+    let (mut shuffles, mut reduxes) = (0, 0);
+    for (name, op, ..) in cases() {
+        if !is_warp_reduction(op.name) {
+            continue;
+        }
+        let lines = entry_lines(&ptx, &name);
+        let mut masks = std::collections::BTreeSet::new();
+        for st in lines.iter().flat_map(|l| l.split(';')).map(str::trim) {
+            let Some((opcode, operands)) = st.split_once(char::is_whitespace) else {
+                continue;
+            };
+            let operands: Vec<&str> = operands.split(',').map(str::trim).collect();
+            if opcode.starts_with("shfl.") {
+                assert_eq!(opcode, "shfl.sync.idx.b32", "{name}: `{st}`");
+                assert_eq!(operands.len(), 5, "{name}: `{st}`: d, a, b, c, membermask");
+                assert_eq!(
+                    operands[3], "0x1f",
+                    "{name}: `{st}`: the clamp/segment operand"
+                );
+                masks.insert(operands[4].to_string());
+                shuffles += 1;
+            } else if opcode.starts_with("redux.") {
+                assert_eq!(operands.len(), 3, "{name}: `{st}`: d, a, membermask");
+                masks.insert(operands[2].to_string());
+                reduxes += 1;
+            }
+        }
+        assert_eq!(
+            masks.len(),
+            1,
+            "{name}: the mask operands {masks:?} are not one register"
+        );
+    }
+    // The tree: 5 shuffles per 32-bit word; on sm_90 the 32-bit integer reductions are
+    // `redux.sync` (2 types x 6 reductions).
+    let words: usize = cases()
+        .iter()
+        .filter(|c| is_warp_reduction(c.1.name))
+        .filter(|c| !(c.1.name.starts_with("reduce_") && matches!(c.4, "u32" | "i32")))
+        .map(|c| if bits(c.4) == "b64" { 2 } else { 1 })
+        .sum();
+    assert_eq!((shuffles, reduxes), (5 * words, 12));
 }
 
 #[test]
@@ -1276,9 +1418,17 @@ fn table_source(op: &str, kind: Kind, ty: &str) -> &'static str {
         "shfl_xor",
         "elect_one",
         "leader",
+        "lanemask_lt",
+        "lanemask_le",
+        "lanemask_eq",
+        "lanemask_ge",
+        "lanemask_gt",
     ];
     if WARP.contains(&op) {
         return "device/src/warp.rs";
+    }
+    if is_warp_reduction(op) {
+        return "device/src/warp/reduce.rs";
     }
     prefixes
         .iter()
@@ -1295,6 +1445,8 @@ fn render_ptx_table() -> String {
         let insns = expected(op.name, op.kind, order, scope, ty);
         let call = match *scope {
             _ if is_atomic(op.kind) => format!("`{}::{}`", table_receiver(ty, scope), op.name),
+            // A warp shuffle, reduction or scan of a value type.
+            "none" if *ty != "none" => format!("`{}::<{ty}>`", op.name),
             "none" => format!("`{}`", op.name),
             s => format!("`{}` at `{s}`", op.name),
         };
