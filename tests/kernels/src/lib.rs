@@ -32,6 +32,7 @@ mod shared_static;
 mod sys;
 mod ticket;
 mod timed;
+mod warp_collectives;
 mod warp_intrinsics;
 
 #[panic_handler]

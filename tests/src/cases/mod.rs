@@ -37,6 +37,8 @@ pub mod shared_static;
 pub mod sys;
 pub mod ticket;
 pub mod timed;
+pub mod warp_collectives;
+pub mod warp_collectives_plan;
 pub mod warp_intrinsics;
 pub mod warp_intrinsics_plan;
 
@@ -80,6 +82,7 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(shared_static::tests());
     all.extend(warp_intrinsics::tests());
     all.extend(print::tests());
+    all.extend(warp_collectives::tests());
     all.extend(examples::tests());
     all.extend(host_api::tests());
     all
