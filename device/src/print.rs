@@ -27,12 +27,15 @@
 //! the printf format). Everything is decided at compile time: a placeholder count that
 //! differs from the argument count, a placeholder other than `{}`, `{:x}` and `{:X}`, an
 //! argument of another type (a `&str`, whose text has no NUL: write `c"text"`; a `String`; a
-//! `char`; a `u128`), or `{:x}` of a float, bool, string or pointer is a compile error. At most
-//! 12 arguments.
+//! `char`; a `u128`), or `{:x}` of a float, bool, string, pointer, `i8` or `i16` (whose `%x`
+//! would print all 32 bits of the promoted value) is a compile error; that last one when the
+//! crate is built, since only then are the arguments' types known to the `const` (`cargo
+//! check` does not see it). At most 12 arguments.
 //!
 //! Nothing is allocated. The printf format is a byte array that a `const` builds from the
-//! literal and the arguments' conversions, so it is a `.global` of the module (the driver
-//! reads the format from GPU memory when it prints); the arguments are copied into a
+//! literal and the arguments' conversions, so it is a `.global` of the module, where nvcc puts
+//! a `printf`'s format too (the final formatting happens on the host, by its C library, as for
+//! CUDA C++'s `printf`); the arguments are copied into a
 //! `#[repr(C, align(8))]` struct on the thread's stack, each at its own alignment (8 for
 //! `f64`, `u64` and pointers), which is the buffer `vprintf` reads. The PTX of one call:
 //! the stores of the arguments into the local buffer, then
@@ -537,7 +540,7 @@ impl<L: Literal, A: Arguments, const N: usize> Line<L, A, N> {
             // CUDA's device-side printf (see `print_and_trap` in lib.rs).
             fn vprintf(format: *const u8, args: *const u8) -> i32;
         }
-        // A promoted constant: a `.global` of the module, where the driver reads it.
+        // A promoted constant: a `.global` of the module, as nvcc emits a `printf`'s format.
         let format: &'static [u8; N] = &Self::FORMAT;
         let buffer = self.arguments.buffer();
         let args: *const u8 = if A::CONVERSIONS.is_empty() {
