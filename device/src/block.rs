@@ -1,4 +1,11 @@
-//! Block-level facts and the block barrier (GPU only).
+//! The block barrier, the block's indices and its dynamic shared memory.
+//!
+//! [`sync`] and the indices run on the host too: the indices are [`index`](crate::index)'s
+//! (under CUDA-ish short names kept from before that module: `thread_x` is
+//! `index::thread_idx_x`, `index_x` `index::block_idx_x`, `dim_x` `index::block_dim_x`,
+//! `grid_x` `index::grid_dim_x`, `rank` `index::block_rank`, `count` `index::block_count`),
+//! and `sync` is a barrier of the block's threads under
+//! [`index::run_grid`](crate::index::run_grid). `dynamic_shared_memory` is GPU only.
 //!
 //! ```ignore
 //! use ptx_sync::{block, shared};
@@ -25,10 +32,23 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | `block::{sync, dynamic_shared_memory, thread_rank, rank, count, thread_x/y/z, dim_x/y/z, index_x/y/z, grid_x/y/z}` (GPU only) | `barrier.sync 0`, `cvta.shared.u64` of an `.extern .shared` array, `mov.u32` of `%tid`, `%ntid`, `%ctaid`, `%nctaid` | `__syncthreads()`, `extern __shared__`, `threadIdx`, `blockDim`, `blockIdx`, `gridDim` |
+//! | [`block::sync`](sync) (host: a barrier of the block's threads under `index::run_grid`, else nothing to wait for) | `barrier.sync 0` | `__syncthreads()` |
+//! | `block::dynamic_shared_memory` (GPU only) | `cvta.shared.u64` of an `.extern .shared` array | `extern __shared__` |
+//! | `block::{thread_rank, rank, count, thread_x/y/z, dim_x/y/z, index_x/y/z, grid_x/y/z}` ([`index`](crate::index)'s) | `mov.u32` of `%tid`, `%ntid`, `%ctaid`, `%nctaid` | `threadIdx`, `blockDim`, `blockIdx`, `gridDim` |
+
+// The nvptx docs have no host runner to link to.
+#![cfg_attr(target_arch = "nvptx64", allow(rustdoc::broken_intra_doc_links))]
+
+pub use crate::index::{
+    block_count as count, block_dim_x as dim_x, block_dim_y as dim_y, block_dim_z as dim_z,
+    block_idx_x as index_x, block_idx_y as index_y, block_idx_z as index_z, block_rank as rank,
+    grid_dim_x as grid_x, grid_dim_y as grid_y, grid_dim_z as grid_z, thread_idx_x as thread_x,
+    thread_idx_y as thread_y, thread_idx_z as thread_z, thread_rank,
+};
 
 // The dynamic shared memory of a launch (`shared_mem_bytes`), as one module-level symbol.
 // `.extern .shared` must be declared at module scope, which `asm!` inside a function cannot do.
+#[cfg(target_arch = "nvptx64")]
 core::arch::global_asm!(".extern .shared .align 16 .b8 ptx_sync_dynamic_smem[];");
 
 /// Waits until every thread of the block has reached a `block::sync()`, and orders the block's
@@ -43,16 +63,28 @@ core::arch::global_asm!(".extern .shared .align 16 .b8 ptx_sync_dynamic_smem[];"
 /// transformation.
 ///
 /// Every thread of the block must call it (the same number of times); otherwise the block hangs.
+///
+/// On the host, under [`index::run_grid`](crate::index::run_grid) (feature `warp-emulation`):
+/// a barrier of the block's `std` threads (a mutex and a condition variable, which order the
+/// threads' memory accesses as `barrier.sync` does); one that waits for threads that have
+/// returned fails with a message instead of hanging. Outside it (or without the feature) the
+/// calling thread is a block of one, and there is nothing to wait for: it returns at once.
 #[inline(always)]
 pub fn sync() {
+    #[cfg(target_arch = "nvptx64")]
     // SAFETY: a barrier has no operands; it is not `nomem`, so it is also a compiler barrier.
-    unsafe { core::arch::asm!("barrier.sync 0;", options(nostack)) }
+    unsafe {
+        core::arch::asm!("barrier.sync 0;", options(nostack))
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    crate::index::host::block_sync()
 }
 
 /// The start of the launch's dynamic shared memory (the `shared_mem_bytes` of the launch
 /// configuration), as a generic pointer. 16-byte aligned; its size is what the host asked for.
 ///
-/// PTX: `cvta.shared.u64` of the module's `.extern .shared` array.
+/// PTX: `cvta.shared.u64` of the module's `.extern .shared` array. GPU only.
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn dynamic_shared_memory() -> *mut u8 {
     let p: u64;
@@ -64,6 +96,7 @@ pub fn dynamic_shared_memory() -> *mut u8 {
     p as *mut u8
 }
 
+#[cfg(target_arch = "nvptx64")]
 macro_rules! special_register {
     ($(#[$m:meta])* $name:ident, $reg:literal) => {
         $(#[$m])*
@@ -77,72 +110,6 @@ macro_rules! special_register {
         }
     };
 }
-// `cluster.rs` (sm_90) reads its registers through it too.
-#[cfg(target_feature = "sm_90")]
+// `index.rs` and `cluster.rs` (sm_90) read their registers through it.
+#[cfg(target_arch = "nvptx64")]
 pub(crate) use special_register;
-
-special_register!(
-    /// `%tid.x`
-    thread_x, "%tid.x");
-special_register!(
-    /// `%tid.y`
-    thread_y, "%tid.y");
-special_register!(
-    /// `%tid.z`
-    thread_z, "%tid.z");
-special_register!(
-    /// `%ntid.x`
-    dim_x, "%ntid.x");
-special_register!(
-    /// `%ntid.y`
-    dim_y, "%ntid.y");
-special_register!(
-    /// `%ntid.z`
-    dim_z, "%ntid.z");
-special_register!(
-    /// `%ctaid.x`
-    index_x, "%ctaid.x");
-special_register!(
-    /// `%ctaid.y`
-    index_y, "%ctaid.y");
-special_register!(
-    /// `%ctaid.z`
-    index_z, "%ctaid.z");
-special_register!(
-    /// `%nctaid.x`
-    grid_x, "%nctaid.x");
-special_register!(
-    /// `%nctaid.y`
-    grid_y, "%nctaid.y");
-special_register!(
-    /// `%nctaid.z`
-    grid_z, "%nctaid.z");
-
-/// This thread's index within its block, flattened (x fastest).
-#[inline(always)]
-pub fn thread_rank() -> u32 {
-    (thread_z() * dim_y() + thread_y()) * dim_x() + thread_x()
-}
-
-/// This block's index within the grid, flattened (x fastest).
-///
-/// # Panics
-///
-/// In a build with overflow checks (a debug build), panics (the kernel's panic handler runs) when
-/// this block's flattened index does not fit a `u32` (a grid of more than `u32::MAX` blocks);
-/// release builds wrap.
-#[inline(always)]
-pub fn rank() -> u32 {
-    (index_z() * grid_y() + index_y()) * grid_x() + index_x()
-}
-
-/// The number of blocks in the grid.
-///
-/// # Panics
-///
-/// In a build with overflow checks (a debug build), panics (the kernel's panic handler runs) when
-/// the grid has more than `u32::MAX` blocks; release builds wrap.
-#[inline(always)]
-pub fn count() -> u32 {
-    grid_x() * grid_y() * grid_z()
-}

@@ -125,7 +125,8 @@
 //! | `grid` (GPU only) | `GridBarrier` (cooperative launch) | `this_grid().sync()` |
 //! | `cluster` (sm_90, GPU only) | cluster barrier and ranks, distributed shared memory | `this_cluster()` |
 //! | `bulk` (sm_90, GPU only) | bulk copies that complete on a `BlockBarrier` | `cuda::memcpy_async` |
-//! | `block` (GPU only) | `block::sync`, thread and block indices, dynamic shared memory | `__syncthreads()`, `threadIdx` |
+//! | [`index`] | thread, block and grid indices and sizes (x, y, z), ranks, the grid-stride loop, warps in the block; `index::run_grid` (feature `warp-emulation`, host only): a whole launch as `std` threads, so kernels run in `cargo test` ([kernels you can test on the host](index#kernels-you-can-test-on-the-host)) | `threadIdx`, `blockIdx`, `blockDim`, `gridDim`, `<<<grid, block>>>` |
+//! | [`block`] | [`block::sync`] (on the host under `run_grid` too), the indices under their short names, dynamic shared memory (GPU only) | `__syncthreads()`, `extern __shared__` |
 //! | [`warp`] | votes, shuffles, `match`, `sync`, leaders; `warp::emulation` (feature `warp-emulation`, host only): real warps of `std` threads for tests | `__shfl_sync`, `__ballot_sync`... |
 //! | [`shared`](mod@shared), [`shared_static`] | [`shared!`] statics, `.shared` pointers | `__shared__` |
 //! | [`volatile`] | volatile and MMIO loads and stores | `volatile`, `ld.mmio` |
@@ -253,7 +254,6 @@ pub mod atomic;
 mod backend;
 pub mod barrier;
 pub mod binary_semaphore;
-#[cfg(target_arch = "nvptx64")]
 pub mod block;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 pub mod block_barrier;
@@ -268,6 +268,7 @@ pub mod flag;
 pub mod float16;
 #[cfg(target_arch = "nvptx64")]
 pub mod grid;
+pub mod index;
 pub mod latch;
 pub mod mutex;
 #[cfg(feature = "nvshmem")]

@@ -174,6 +174,15 @@ fn main() {
                 };
                 format!("let _ = (v, out); let d = core::time::Duration::from_nanos(*v as u64); let t = ptx_sync::clock::Instant::from_nanos(*v as u64); let _ = (d, t); {call}")
             }
+            // `ptx_sync::index::<f>()`; the `usize` ones truncated into `out`, the grid-stride
+            // loop summing its indices below `*v`.
+            Kind::Block if op.name.starts_with("index_") => match &op.name["index_".len()..] {
+                "grid_stride" => "let _ = p; let mut s = 0u32; for i in ptx_sync::index::grid_stride(*v as usize) { s = s.wrapping_add(i as u32); } *out = s;".to_string(),
+                f if f.starts_with("global_") => {
+                    format!("let _ = (p, v); *out = ptx_sync::index::{f}() as u32;")
+                }
+                f => format!("let _ = (p, v); *out = ptx_sync::index::{f}();"),
+            },
             Kind::Block => {
                 let call = match op.name {
                     "block_barrier_init" => "BlockBarrier::from_ptr(p.cast()).init(*v);",

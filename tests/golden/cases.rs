@@ -20,7 +20,8 @@ pub enum Kind {
     MutexTryLock,
     /// A primitive's operation at a scope (ticket lock, semaphore, latch, barrier, atomic wait).
     Primitive,
-    /// A GPU-only block, grid or cluster operation: no scope, no order.
+    /// A block, grid or cluster operation (GPU only but for the `index_*` position reads): no
+    /// scope, no order. Compared as a set.
     Block,
     /// Waiting and warp helpers: no scope, no order.
     Wait,
@@ -293,6 +294,31 @@ pub const OPS: &[Op] = &[
     Op { name: "cluster_sync", kind: Kind::Block, types: NONE },
     Op { name: "cluster_arrive_relaxed", kind: Kind::Block, types: NONE },
     Op { name: "cluster_map_shared", kind: Kind::Block, types: NONE },
+    // A thread's position (device/src/index.rs): special-register reads and arithmetic.
+    Op { name: "index_thread_idx_x", kind: Kind::Block, types: NONE },
+    Op { name: "index_thread_idx_y", kind: Kind::Block, types: NONE },
+    Op { name: "index_thread_idx_z", kind: Kind::Block, types: NONE },
+    Op { name: "index_block_idx_x", kind: Kind::Block, types: NONE },
+    Op { name: "index_block_idx_y", kind: Kind::Block, types: NONE },
+    Op { name: "index_block_idx_z", kind: Kind::Block, types: NONE },
+    Op { name: "index_block_dim_x", kind: Kind::Block, types: NONE },
+    Op { name: "index_block_dim_y", kind: Kind::Block, types: NONE },
+    Op { name: "index_block_dim_z", kind: Kind::Block, types: NONE },
+    Op { name: "index_grid_dim_x", kind: Kind::Block, types: NONE },
+    Op { name: "index_grid_dim_y", kind: Kind::Block, types: NONE },
+    Op { name: "index_grid_dim_z", kind: Kind::Block, types: NONE },
+    Op { name: "index_thread_rank", kind: Kind::Block, types: NONE },
+    Op { name: "index_block_size", kind: Kind::Block, types: NONE },
+    Op { name: "index_block_rank", kind: Kind::Block, types: NONE },
+    Op { name: "index_block_count", kind: Kind::Block, types: NONE },
+    Op { name: "index_global_thread_x", kind: Kind::Block, types: NONE },
+    Op { name: "index_global_thread_y", kind: Kind::Block, types: NONE },
+    Op { name: "index_global_thread_z", kind: Kind::Block, types: NONE },
+    Op { name: "index_global_rank", kind: Kind::Block, types: NONE },
+    Op { name: "index_global_thread_count", kind: Kind::Block, types: NONE },
+    Op { name: "index_grid_stride", kind: Kind::Block, types: NONE },
+    Op { name: "index_warp_rank", kind: Kind::Block, types: NONE },
+    Op { name: "index_warp_count", kind: Kind::Block, types: NONE },
     Op { name: "sleep_ns", kind: Kind::Wait, types: NONE },
     Op { name: "global_timer_ns", kind: Kind::Wait, types: NONE },
     Op { name: "instant_now", kind: Kind::Wait, types: NONE },

@@ -274,6 +274,7 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
             &format!("st.release.{s}.b32"),
         ]),
         Kind::Primitive => primitive(op, &s),
+        Kind::Block if op.starts_with("index_") => index_registers(op),
         Kind::Block => set(match op {
             "block_barrier_init" => &["cvta.to.shared.u64", "mbarrier.init.shared.b64"],
             "block_barrier_arrive" => &["cvta.to.shared.u64", "mbarrier.arrive.shared.b64"],
@@ -348,11 +349,24 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
             "bulk_fence_proxy_async" => &["fence.proxy.async"],
             "dynamic_shared_memory" => &["cvta.shared.u64"],
             // No fence.sc: release/acquire on the arrival word (device/src/grid.rs); the RMW
-            // is also the acquire of the last arrival, which skips its poll.
+            // is also the acquire of the last arrival, which skips its poll. The position
+            // registers say which thread arrives (thread rank 0) and how (block rank 0 adds
+            // the flip less the other blocks' count: `%nctaid.*`).
             "grid_sync" => &[
                 "barrier.sync",
                 "atom.acq_rel.gpu.add.u32",
                 "ld.acquire.gpu.b32",
+                "mov.u32 %tid.x",
+                "mov.u32 %tid.y",
+                "mov.u32 %tid.z",
+                "mov.u32 %ntid.x",
+                "mov.u32 %ntid.y",
+                "mov.u32 %ctaid.x",
+                "mov.u32 %ctaid.y",
+                "mov.u32 %ctaid.z",
+                "mov.u32 %nctaid.x",
+                "mov.u32 %nctaid.y",
+                "mov.u32 %nctaid.z",
             ],
             "cluster_sync" => &[
                 "barrier.cluster.arrive.release",
@@ -444,6 +458,50 @@ fn arrive_n_sm80() -> Vec<String> {
         "mbarrier.arrive.noComplete.shared.b64",
         "mbarrier.arrive.shared.b64",
     ])
+}
+
+/// The special registers an `index_*` case reads (device/src/index.rs), one `mov.u32` each,
+/// from CUDA's definition of each value (x fastest): `thread_rank` is `(tid.z * ntid.y +
+/// tid.y) * ntid.x + tid.x`, a global index `ctaid * ntid + tid`, and so on.
+fn index_registers(op: &str) -> Vec<String> {
+    let f = &op["index_".len()..];
+    let each = |reg: &str, dims: &str| -> Vec<String> {
+        dims.chars().map(|d| format!("{reg}.{d}")).collect()
+    };
+    let regs: Vec<String> = match f {
+        "thread_rank" | "warp_rank" => [each("%tid", "xyz"), each("%ntid", "xy")].concat(),
+        "block_size" | "warp_count" => each("%ntid", "xyz"),
+        "block_rank" => [each("%ctaid", "xyz"), each("%nctaid", "xy")].concat(),
+        "block_count" => each("%nctaid", "xyz"),
+        "global_rank" => [
+            each("%ctaid", "xyz"),
+            each("%nctaid", "xy"),
+            each("%ntid", "xyz"),
+            each("%tid", "xyz"),
+        ]
+        .concat(),
+        "global_thread_count" => [each("%nctaid", "xyz"), each("%ntid", "xyz")].concat(),
+        // The rank and the count.
+        "grid_stride" => ["%ctaid", "%nctaid", "%ntid", "%tid"]
+            .iter()
+            .flat_map(|r| each(r, "xyz"))
+            .collect(),
+        _ => {
+            let (what, d) = f
+                .rsplit_once('_')
+                .unwrap_or_else(|| panic!("no oracle for {op}"));
+            match what {
+                "thread_idx" => each("%tid", d),
+                "block_idx" => each("%ctaid", d),
+                "block_dim" => each("%ntid", d),
+                "grid_dim" => each("%nctaid", d),
+                "global_thread" => [each("%ctaid", d), each("%ntid", d), each("%tid", d)].concat(),
+                _ => panic!("no oracle for {op}"),
+            }
+        }
+    };
+    let movs: Vec<String> = regs.iter().map(|r| format!("mov.u32 {r}")).collect();
+    set(&movs.iter().map(|m| m.as_str()).collect::<Vec<_>>())
 }
 
 /// The instruction set of a primitive's operation at scope `s` (derived from each
@@ -661,6 +719,18 @@ fn statement(line: &str, insns: &mut Vec<String>) {
         ] {
             if line.contains(special) {
                 insns.push(format!("{opcode} {special}"));
+            }
+        }
+        // A thread's position (device/src/index.rs), matched as a whole operand: `%tid.x` is
+        // also the end of `%ntid.x`.
+        for operand in line.split(|c: char| c == ',' || c == ';' || c.is_whitespace()) {
+            let position = ["%tid.", "%ntid.", "%ctaid.", "%nctaid."].iter().any(|r| {
+                operand
+                    .strip_prefix(r)
+                    .is_some_and(|d| ["x", "y", "z"].contains(&d))
+            });
+            if position {
+                insns.push(format!("{opcode} {operand}"));
             }
         }
         // A bulk copy names `.global` as its source: it is the operation under test. So is a
@@ -1383,6 +1453,7 @@ fn table_source(op: &str, kind: Kind, ty: &str) -> &'static str {
         ("write_", "device/src/volatile.rs"),
         ("block_barrier_", "device/src/block_barrier.rs"),
         ("block_sync", "device/src/block.rs"),
+        ("index_", "device/src/index.rs"),
         ("dynamic_shared_memory", "device/src/shared.rs"),
         ("mutex_", "device/src/mutex.rs"),
         ("ticket_", "device/src/ticket.rs"),

@@ -418,7 +418,7 @@ impl Warp {
             if self.abort.load(Ordering::Acquire) {
                 drop(rounds);
                 panic!(
-                    "warp emulation: warp {} lane {lane}: stopped waiting at {op} {mask:#010x}: another lane failed",
+                    "warp emulation: warp {} lane {lane}: stopped waiting at {op} {mask:#010x}: {STOPPED}",
                     self.index
                 );
             }
@@ -489,54 +489,19 @@ pub fn converged<R>(mask: u32, f: impl FnOnce() -> R) -> R {
 pub fn launch(threads: u32, limit: Duration, body: impl Fn(Thread) + Send + Sync + 'static) {
     assert!(threads > 0, "warp emulation: launch of 0 threads");
     let body = Arc::new(body);
-    let abort = Arc::new(AtomicBool::new(false));
     let deadline = Instant::now() + limit;
-    let warps: Vec<Arc<Warp>> = (0..threads.div_ceil(32))
-        .map(|w| {
-            let n = (threads - w * 32).min(32);
-            Arc::new(Warp {
-                index: w,
-                lanes: if n == 32 { u32::MAX } else { (1 << n) - 1 },
-                exited: AtomicU32::new(0),
-                rounds: Mutex::new(HashMap::new()),
-                moved: Condvar::new(),
-                abort: abort.clone(),
-                deadline,
-            })
-        })
-        .collect();
+    let lanes = Arc::new(Lanes::new(threads, deadline));
+    let abort = lanes.abort.clone();
     let (done_tx, done_rx) = std::sync::mpsc::channel::<(u32, Option<String>)>();
     for id in 0..threads {
-        let (warp, body, done) = (
-            warps[(id / 32) as usize].clone(),
-            body.clone(),
-            done_tx.clone(),
-        );
+        let (lanes, body, done) = (lanes.clone(), body.clone(), done_tx.clone());
         let lane = id % 32;
         std::thread::Builder::new()
             .name(format!("warp {} lane {lane}", id / 32))
             .stack_size(256 * 1024)
             .spawn(move || {
-                let t = Thread {
-                    id,
-                    warp: warp.index,
-                    lane,
-                    warp_mask: warp.lanes,
-                };
-                CURRENT.with(|c| {
-                    *c.borrow_mut() = Some(Current {
-                        warp: warp.clone(),
-                        lane,
-                        active: warp.lanes,
-                    })
-                });
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(t)));
-                warp.exited.fetch_or(1 << lane, Ordering::AcqRel);
-                warp.moved.notify_all();
-                let failure = result.err().map(|e| {
-                    warp.abort.store(true, Ordering::Release);
-                    panic_message(e)
-                });
+                let t = lanes.thread(id);
+                let failure = lanes.run(id, || body(t));
                 let _ = done.send((id, failure));
             })
             .expect("warp emulation: cannot spawn a lane thread");
@@ -570,11 +535,7 @@ pub fn launch(threads: u32, limit: Duration, body: impl Fn(Thread) + Send + Sync
         }
     }
     // The first failure is the cause; the others are lanes that stopped because of it.
-    if let Some((id, message)) = failures
-        .iter()
-        .find(|(_, m)| !m.contains("another lane failed"))
-        .or(failures.first())
-    {
+    if let Some((id, message)) = first_cause(&failures) {
         panic!(
             "warp emulation: {} of {threads} lanes failed; first: thread {id} (warp {} lane {}): {message}",
             failures.len(),
@@ -584,7 +545,84 @@ pub fn launch(threads: u32, limit: Duration, body: impl Fn(Thread) + Send + Sync
     }
 }
 
-fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
+/// What a lane that stops because another failed says: [`first_cause`] passes over it.
+pub(crate) const STOPPED: &str = "another lane failed";
+
+/// The failure that caused the others: the first that is not a lane stopping because another
+/// failed (those say [`STOPPED`]), else the first.
+pub(crate) fn first_cause(failures: &[(u32, String)]) -> Option<&(u32, String)> {
+    failures
+        .iter()
+        .find(|(_, m)| !m.contains(STOPPED))
+        .or(failures.first())
+}
+
+/// The warps of one group of `threads` emulated threads, `id` 0.. in warps of 32 (the last
+/// one partial): a [`launch`], or one block of the grid runner (`crate::index::run_grid`),
+/// which runs each thread on a `std` thread of its own through [`Lanes::run`].
+pub(crate) struct Lanes {
+    warps: Vec<Arc<Warp>>,
+    /// Set when a lane fails: lanes waiting in a collective stop (and so do the grid runner's
+    /// block barriers, which share it).
+    pub(crate) abort: Arc<AtomicBool>,
+}
+
+impl Lanes {
+    /// `threads` lanes whose collectives give up at `deadline`.
+    pub(crate) fn new(threads: u32, deadline: Instant) -> Lanes {
+        let abort = Arc::new(AtomicBool::new(false));
+        let warps = (0..threads.div_ceil(32))
+            .map(|w| {
+                let n = (threads - w * 32).min(32);
+                Arc::new(Warp {
+                    index: w,
+                    lanes: if n == 32 { u32::MAX } else { (1 << n) - 1 },
+                    exited: AtomicU32::new(0),
+                    rounds: Mutex::new(HashMap::new()),
+                    moved: Condvar::new(),
+                    abort: abort.clone(),
+                    deadline,
+                })
+            })
+            .collect();
+        Lanes { warps, abort }
+    }
+
+    /// Thread `id` as [`launch`] passes it to the body.
+    pub(crate) fn thread(&self, id: u32) -> Thread {
+        let warp = &self.warps[(id / 32) as usize];
+        Thread {
+            id,
+            warp: warp.index,
+            lane: id % 32,
+            warp_mask: warp.lanes,
+        }
+    }
+
+    /// Runs `body` on the calling `std` thread as thread `id`: lane `id % 32` of warp
+    /// `id / 32`, so the warp intrinsics meet the other lanes of its warp. Afterwards (returned
+    /// or panicked) the lane has exited; a panic sets `abort` and its message is returned.
+    pub(crate) fn run(&self, id: u32, body: impl FnOnce()) -> Option<String> {
+        let (warp, lane) = (self.warps[(id / 32) as usize].clone(), id % 32);
+        CURRENT.with(|c| {
+            *c.borrow_mut() = Some(Current {
+                warp: warp.clone(),
+                lane,
+                active: warp.lanes,
+            })
+        });
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
+        warp.exited.fetch_or(1 << lane, Ordering::AcqRel);
+        warp.moved.notify_all();
+        CURRENT.with(|c| *c.borrow_mut() = None);
+        result.err().map(|e| {
+            warp.abort.store(true, Ordering::Release);
+            panic_message(e)
+        })
+    }
+}
+
+pub(crate) fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
     match e.downcast::<String>() {
         Ok(s) => *s,
         Err(e) => e

@@ -13,6 +13,7 @@ mod convergence;
 mod flag;
 mod harness;
 mod host_api;
+mod index;
 mod latch;
 mod managed;
 mod message;

@@ -11,6 +11,7 @@ pub mod examples;
 pub mod flag;
 pub mod harness;
 pub mod host_api;
+pub mod index;
 pub mod latch;
 pub mod managed;
 pub mod message;
@@ -80,6 +81,7 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(bulk_copy::tests());
     all.extend(shared::tests());
     all.extend(shared_static::tests());
+    all.extend(index::tests());
     all.extend(warp_intrinsics::tests());
     all.extend(print::tests());
     all.extend(warp_collectives::tests());
