@@ -67,7 +67,9 @@
 //!
 //! Off the GPU there are no blocks: the variable is one ordinary `static` for the whole
 //! process (left uninitialized, as on the GPU: initialize it before reading), and every
-//! "block" of a host test shares it. `shared()` is then a [`Shared`]
+//! "block" of a host test shares it. `index::run_grid` (feature `warp-emulation`) runs one
+//! block at a time (and one run at a time), so there each block has it to itself, as on the
+//! GPU. `shared()` is then a [`Shared`]
 //! over an ordinary pointer, so code written on it runs in host tests unchanged.
 
 use crate::shared::Shared;

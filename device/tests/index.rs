@@ -413,3 +413,38 @@ fn dim3_converts_as_cuda_launches_do() {
     let m = panic_of(|| run_grid((u32::MAX, u32::MAX, 3), 1, || {}));
     assert!(m.contains("at most 65536"), "{m}");
 }
+
+#[test]
+fn runs_take_turns_so_a_block_has_its_shared_variables_to_itself() {
+    // Four runs started at once from four threads (as the test harness does): each block's
+    // OWNER must never name another run's block.
+    ptx_sync::shared! { static OWNER: Atomic<u32, Gpu>; }
+    let clashes = Atomic::<u32, Gpu>::new(0);
+    std::thread::scope(|s| {
+        for run in 1..=4u32 {
+            let clashes = &clashes;
+            s.spawn(move || {
+                run_grid(3, 64, || {
+                    let owner = unsafe { OWNER.get() };
+                    let me = run << 8 | index::block_rank();
+                    if index::thread_rank() == 0 {
+                        owner.store(me, Relaxed);
+                    }
+                    block::sync();
+                    std::thread::yield_now();
+                    if owner.load(Relaxed) != me {
+                        clashes.fetch_add(1, Relaxed);
+                    }
+                    block::sync();
+                });
+            });
+        }
+    });
+    assert_eq!(clashes.load(Relaxed), 0);
+}
+
+#[test]
+fn run_grid_inside_a_run_is_refused() {
+    let m = panic_of(|| run_grid(1, 1, || run_grid(1, 1, || {})));
+    assert!(m.contains("called from a thread of a run_grid"), "{m}");
+}

@@ -129,6 +129,9 @@ thread_local! {
     static PLACE: RefCell<Option<Place>> = const { RefCell::new(None) };
 }
 
+/// Held by the `run_grid` that runs: they take turns.
+static RUNS: Mutex<()> = Mutex::new(());
+
 /// The calling thread's position, if `run_grid` runs it.
 pub(super) fn position() -> Option<Position> {
     PLACE.with(|p| p.borrow().as_ref().map(|p| p.position))
@@ -251,9 +254,11 @@ fn coords(index: u64, dim: Dim3) -> [u32; 3] {
 /// The blocks run one after another, in [`block_rank`](super::block_rank) order; the threads
 /// of a block all at once. That is one of the schedules a GPU may choose (blocks share nothing
 /// but global memory, and nothing says which run together), and it gives each block the whole
-/// of a `shared!` variable, which on the host is one `static` for the process. A kernel that
-/// waits for another block (a grid barrier, a flag a later block sets) needs a cooperative
-/// launch on the GPU and deadlocks here.
+/// of a `shared!` variable, which on the host is one `static` for the process. For the same
+/// reason one `run_grid` runs at a time in a process: a call made while another runs (say, by
+/// a test the harness runs in parallel) waits for it. A kernel that waits for another block (a
+/// grid barrier, a flag a later block sets) needs a cooperative launch on the GPU and
+/// deadlocks here.
 ///
 /// `body` borrows what it likes (the test's vectors, slices of atomics); it is called once
 /// per thread, on that thread. Pointers its threads share go in a [`KernelPtr`].
@@ -281,6 +286,8 @@ fn coords(index: u64, dim: Dim3) -> [u32; 3] {
 ///
 /// - when an extent is 0, a block has more than [`MAX_BLOCK_THREADS`] threads (or more than
 ///   1024 along x or y, 64 along z), or the launch more than [`MAX_GRID_THREADS`];
+/// - when called from a thread of a run (`body` calling `run_grid`), which would wait for
+///   itself;
 /// - when `body` panics on any thread: with the block, the thread and its message (the other
 ///   threads of the block stop at their next warp collective or `block::sync`; later blocks
 ///   do not run);
@@ -314,6 +321,13 @@ pub fn run_grid(grid: impl Into<Dim3>, block: impl Into<Dim3>, body: impl Fn() +
         "run_grid: {grid:?} blocks of {block:?} are {total} threads; a host run takes at most \
          {MAX_GRID_THREADS} (fewer blocks: a grid-stride loop covers any size)"
     );
+    assert!(
+        position().is_none(),
+        "run_grid: called from a thread of a run_grid (runs take turns: it would wait for itself)"
+    );
+    // One run at a time: `shared!` statics are the process's, and a block has them to itself.
+    // A run that panicked poisons the lock; the next one starts afresh anyway.
+    let _turn = RUNS.lock().unwrap_or_else(|e| e.into_inner());
     let deadline = Instant::now() + TIME_LIMIT;
     let running = Arc::new(Mutex::new(String::new()));
     let _watchdog = Watchdog::start(deadline + Duration::from_secs(5), running.clone());
