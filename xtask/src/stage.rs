@@ -73,7 +73,7 @@ pub fn stage(dir: &Path, arch: Arch) -> Result<(), String> {
          2 no CUDA driver. Needs no Rust and no CUDA toolkit, only libcuda.so.\n\n\
          ./examples-app           the examples/ project (a user's crate: its kernels built by\n\
          \x20                        ptx-sync-build, embedded, run through ptx-sync-host): prints\n\
-         \x20                        `example NAME: ok (...)` for each of its 4 examples; exit 0\n\
+         \x20                        `example NAME: ok (...)` for each of its 5 examples; exit 0\n\
          \x20                        all passed, 1 a failure, 2 no CUDA driver. The suite runs\n\
          \x20                        it as the test examples_app.\n\
          Files: gpu-tests (the runner), run.sh, {EXAMPLES_APP}, ptx/{}.\n",

@@ -13,6 +13,10 @@ use std::time::Duration;
 /// The kernel crate's PTX, built by build.rs (`ptx_sync_build` sets `KERNELS_PTX`).
 pub const PTX: &str = include_str!(env!("KERNELS_PTX"));
 
+/// Example 05's kernels (../host-tested-kernels, whose `cargo test` runs them on the host),
+/// built by build.rs too (`HOST_TESTED_KERNELS_PTX`); that example loads it itself.
+pub const HOST_TESTED_PTX: &str = include_str!(env!("HOST_TESTED_KERNELS_PTX"));
+
 /// How long a launch may take before it counts as deadlocked (`Device::wait`'s watchdog). Every
 /// example finishes in well under a second.
 pub const WATCHDOG: Duration = Duration::from_secs(20);

@@ -26,11 +26,16 @@ mod hash_table;
 #[path = "../examples/04-grid-reduction.rs"]
 mod grid_reduction;
 
+#[allow(dead_code)]
+#[path = "../examples/05-host-tested-kernels.rs"]
+mod host_tested_kernels;
+
 fn main() -> ExitCode {
     examples_app::run_examples(&[
         (sum_then_publish::NAME, sum_then_publish::run),
         (producer_consumer::NAME, producer_consumer::run),
         (hash_table::NAME, hash_table::run),
         (grid_reduction::NAME, grid_reduction::run),
+        (host_tested_kernels::NAME, host_tested_kernels::run),
     ])
 }

@@ -14,12 +14,13 @@ use std::time::{Duration, Instant};
 const APP: &str = "examples-app";
 
 /// The examples, in the order the app runs them: the `NAME`s of
-/// examples/app/examples/01-*.rs to 04-*.rs.
-const EXAMPLES: [&str; 4] = [
+/// examples/app/examples/01-*.rs to 05-*.rs.
+const EXAMPLES: [&str; 5] = [
     "first_kernel",
     "producer_consumer",
     "hash_table",
     "grid_reduction",
+    "host_tested_kernels",
 ];
 
 /// The app's own watchdog is 20 s per launch; it is killed after this.
@@ -143,18 +144,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn exactly_the_four_ok_lines_pass() {
+    fn exactly_the_five_ok_lines_pass() {
         let good = "examples: NVIDIA H100 (sm_90, 132 SMs)\n\
                     example first_kernel: ok (a)\n\
                     example producer_consumer: ok (b)\n\
                     example hash_table: ok (c)\n\
-                    example grid_reduction: ok (d)\n";
-        assert_eq!(check_lines(good).unwrap().len(), 4);
+                    example grid_reduction: ok (d)\n\
+                    example host_tested_kernels: ok (e)\n";
+        assert_eq!(check_lines(good).unwrap().len(), 5);
         let failed = good.replace("hash_table: ok (c)", "hash_table: FAILED: lost a count");
         assert!(check_lines(&failed).is_err());
-        let missing = good.replace("example grid_reduction: ok (d)\n", "");
+        let missing = good.replace("example host_tested_kernels: ok (e)\n", "");
         assert!(check_lines(&missing).is_err());
-        let extra = format!("{good}example grid_reduction: ok (d)\n");
+        let extra = format!("{good}example host_tested_kernels: ok (e)\n");
         assert!(check_lines(&extra).is_err());
     }
 }
