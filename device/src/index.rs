@@ -46,7 +46,8 @@
 //!   nvptx build never sees the feature). `panic = "abort"` in `[profile.release]` and
 //!   `[profile.dev]` as before: cargo does not apply it to tests, which unwind.
 //! - `src/lib.rs`: `#![cfg_attr(target_arch = "nvptx64", no_std)]` and
-//!   `#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]`; the
+//!   `#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]` (with `stdarch_nvptx` if it
+//!   uses `core::arch::nvptx`: this module needs none of it); the
 //!   `#[panic_handler]` and every `extern "ptx-kernel"` entry point behind
 //!   `#[cfg(target_arch = "nvptx64")]`; each kernel's body an ordinary `pub unsafe fn` (taking
 //!   the entry point's pointers and sizes) written on this module, [`block::sync`](crate::block::sync),
@@ -56,7 +57,7 @@
 //!
 //! ```text
 //! #![cfg_attr(target_arch = "nvptx64", no_std)]
-//! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
+//! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 //!
 //! #[cfg(target_arch = "nvptx64")]
 //! #[panic_handler]

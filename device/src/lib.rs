@@ -171,7 +171,9 @@
 //! | `__nanosleep(ns)` | [`wait::sleep_ns(ns)`](wait::sleep_ns) |
 //! | `__shared__ T x;` | `shared! { static X: T; }`: `X.shared()` (`.shared` address), `X.as_ptr()`, `unsafe { X.get() }` |
 //! | `extern __shared__ char smem[];` | `block::dynamic_shared_memory()` (generic pointer), `shared::Shared::dynamic()` (`.shared` address: `ld/st.shared`) |
-//! | `threadIdx.x`, `blockIdx.x`, `blockDim.x`, `gridDim.x` | `block::thread_x()`, `block::index_x()`, `block::dim_x()`, `block::grid_x()` |
+//! | `threadIdx.x`, `blockIdx.x`, `blockDim.x`, `gridDim.x` | [`index::thread_idx_x()`](index::thread_idx_x), [`index::block_idx_x()`](index::block_idx_x), [`index::block_dim_x()`](index::block_dim_x), [`index::grid_dim_x()`](index::grid_dim_x) (and `_y`, `_z`; also `block::thread_x()`, `block::index_x()`, `block::dim_x()`, `block::grid_x()`) |
+//! | `blockIdx.x * blockDim.x + threadIdx.x`; `for (i = that; i < n; i += blockDim.x * gridDim.x)` | [`index::global_thread_x()`](index::global_thread_x); `for i in index::grid_stride(n)` (over the whole grid, any shape) |
+//! | a launch `<<<grid, block>>>` in a host test | `index::run_grid(grid, block, \|\| body())` (feature `warp-emulation`): see [kernels you can test on the host](index#kernels-you-can-test-on-the-host) |
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 // `shared!` expands `global_asm!`/`asm!` in the user's crate, which then needs no
