@@ -65,7 +65,7 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`Atomic<T, S>`](crate::Atomic) (`T`: [`AtomicValue`]; aliases [`AtomicU32`], [`AtomicI32`], [`AtomicU64`], [`AtomicI64`], [`AtomicUsize`], [`AtomicIsize`], [`AtomicF32`], [`AtomicF64`]): `new`, [`from_ptr`](crate::Atomic::from_ptr), `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_add/sub/and/or/xor/min/max`, `fetch_nand`, `fetch_inc/dec`, `red_*` | `ld.relaxed.S` / `ld.acquire.S`, `st.relaxed.S` / `st.release.S`, `atom.<sem>.S.<op>.T`, `red.<sem>.S.<op>.T`; SeqCst: a leading `fence.sc.S`; `usize`/`isize` as `.b64`/`.u64`/`.s64`; `fetch_nand`: `ld.relaxed.S` then an `atom.<sem>.S.cas` loop | `cuda::atomic<T, Scope>`, `cuda::atomic_ref<T, Scope>`; `atomicAdd`, `atomicCAS`, `atomicExch`... (relaxed) |
+//! | [`Atomic<T, S>`](crate::Atomic) (`T`: [`AtomicValue`]; the methods a `T` has: [`AtomicAccess`], [`AtomicAdd`], [`AtomicRedAdd`], [`AtomicBitwise`], [`AtomicMinMax`], [`AtomicRed`]; aliases [`AtomicU32`], [`AtomicI32`], [`AtomicU64`], [`AtomicI64`], [`AtomicUsize`], [`AtomicIsize`], [`AtomicF32`], [`AtomicF64`]): `new`, [`from_ptr`](crate::Atomic::from_ptr), `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_add/sub/and/or/xor/min/max`, `fetch_nand`, `fetch_inc/dec`, `red_*` | `ld.relaxed.S` / `ld.acquire.S`, `st.relaxed.S` / `st.release.S`, `atom.<sem>.S.<op>.T`, `red.<sem>.S.<op>.T`; SeqCst: a leading `fence.sc.S`; `usize`/`isize` as `.b64`/`.u64`/`.s64`; `fetch_nand`: `ld.relaxed.S` then an `atom.<sem>.S.cas` loop | `cuda::atomic<T, Scope>`, `cuda::atomic_ref<T, Scope>`; `atomicAdd`, `atomicCAS`, `atomicExch`... (relaxed) |
 //! | `Atomic<T, S>` for `T` = `u8 i8 u16 i16 F16 Bf16 F16x2 Bf16x2` ([`AtomicU8`].. [`AtomicBf16x2`]; [`F16`](crate::F16), [`Bf16`](crate::Bf16), [`F16x2`](crate::F16x2), [`Bf16x2`](crate::Bf16x2) in [`float16`](crate::float16)), sm_90 vectors [`atomic::vector`](crate::atomic::vector) (`AtomicF32x2/x4`, `AtomicF16x4/x8`, `AtomicBf16x4/x8`, global memory); every type: `update`, `try_update`; floats: `fetch_min/max`, `fetch_update` | `ld/st.<sem>.S.b8/b16`, `atom.<sem>.S.cas.b16`, `atom/red.<sem>.S.add.noftz.f16/bf16/f16x2/bf16x2`, `atom/red.<sem>.S.add.v2/v4.f32` and `.add/min/max.noftz.v2/v4.f16x2/bf16x2`; other 8/16-bit RMWs and float min/max: `atom.<sem>.S.cas.b32` loops | `cuda::atomic_ref<char/short/__half/__nv_bfloat16>`, `atomicAdd(__half2*)`, sm_90 `atomicAdd(float2*/float4*)` |
 //! | [`AtomicBool<S>`](crate::AtomicBool) (4 bytes: a `u32` word of 0 or 1): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_and/or/xor/nand/not` | the `.b32` forms: `ld`, `st`, `atom.<sem>.S.exch/cas/and/or/xor.b32`; `fetch_nand`: `xor` (with true) or `exch` (with false) | `cuda::atomic<bool, Scope>` |
 //! | [`AtomicPtr<T, S>`](crate::AtomicPtr): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update` | `ld.<sem>.S.b64`, `st.<sem>.S.b64`, `atom.<sem>.S.exch.b64`, `atom.<sem>.S.cas.b64` | `cuda::atomic<T*, Scope>` |
@@ -78,6 +78,7 @@ mod boolean;
 mod float;
 pub mod half;
 mod int;
+mod ops;
 mod pointer;
 #[cfg(target_arch = "nvptx64")]
 pub(crate) mod ptx;
@@ -97,6 +98,7 @@ pub use wide::AtomicU128;
 
 pub use boolean::AtomicBool;
 pub use half::{AtomicBf16, AtomicBf16x2, AtomicF16, AtomicF16x2};
+pub use ops::{AtomicAccess, AtomicAdd, AtomicBitwise, AtomicMinMax, AtomicRed, AtomicRedAdd};
 pub use pointer::AtomicPtr;
 pub use small::{AtomicI16, AtomicI8, AtomicU16, AtomicU8};
 cfg_not_loom! {
@@ -116,6 +118,10 @@ mod sealed {
 /// narrow `u8`, `i8`, `u16`, `i16` ([`small`]) and half floats `F16`, `Bf16`, `F16x2`, `Bf16x2`
 /// ([`half`]), and `u128` (sm_90 on the GPU). `bool` and pointers have their own types, [`AtomicBool`] (a 4-byte word)
 /// and [`AtomicPtr`].
+///
+/// Which methods an `Atomic<T, S>` has depends on `T`, through the sealed capability traits:
+/// [`AtomicAccess`] (`load`, `store`, `swap`, `compare_exchange`, the update loops, `wait`),
+/// [`AtomicAdd`], [`AtomicRedAdd`], [`AtomicBitwise`], [`AtomicMinMax`] and [`AtomicRed`].
 pub trait AtomicValue: sealed::Sealed + Model + Copy + Send + 'static {}
 
 macro_rules! atomic_values {
@@ -175,6 +181,13 @@ pub struct Atomic<T: AtomicValue, S: Scope> {
 unsafe impl<T: AtomicValue, S: Scope> Sync for Atomic<T, S> {}
 
 /// `Debug` as core's atomics: the value, read with a `Relaxed` load (`ld.relaxed.S`).
+impl<T: AtomicAccess + core::fmt::Debug, S: Scope> core::fmt::Debug for Atomic<T, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(&self.load(core::sync::atomic::Ordering::Relaxed), f)
+    }
+}
+
+/// `Debug` for the types with their own `load` (not [`AtomicAccess`]): as above.
 macro_rules! debug_by_load {
     ($($(#[$m:meta])* $t:ty),* $(,)?) => {$(
         $(#[$m])*
@@ -186,22 +199,6 @@ macro_rules! debug_by_load {
     )*};
 }
 debug_by_load!(
-    u32,
-    i32,
-    u64,
-    i64,
-    usize,
-    isize,
-    f32,
-    f64,
-    u8,
-    i8,
-    u16,
-    i16,
-    crate::F16,
-    crate::Bf16,
-    crate::F16x2,
-    crate::Bf16x2,
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     u128,
 );

@@ -54,8 +54,11 @@
 
 #[cfg(target_arch = "nvptx64")]
 use super::ptx::{ptx_cas, ptx_ld, ptx_st, with_load_sem, with_rmw_sem, with_store_sem};
-use super::update::update_api;
-use super::Atomic;
+use super::update::update_impls;
+use super::waiting::wait_impls;
+#[cfg(target_arch = "nvptx64")]
+use super::AtomicValue;
+use super::{Atomic, AtomicAccess, AtomicAdd, AtomicBitwise, AtomicMinMax};
 use crate::backend::on_target;
 use crate::order;
 use crate::scope::Scope;
@@ -109,11 +112,11 @@ fn lane_rmw<S: Scope>(
     order: Ordering,
     mut f: impl FnMut(u32) -> u32,
 ) -> u32 {
-    let mut old = word.load(Ordering::Relaxed);
+    let mut old = u32::load(word, Ordering::Relaxed);
     loop {
         let lane = extract(old, shift, mask);
         let new = splice(old, shift, mask, f(lane));
-        match word.compare_exchange(old, new, order, Ordering::Relaxed) {
+        match u32::compare_exchange(word, old, new, order, Ordering::Relaxed) {
             Ok(_) => return lane,
             Err(actual) => old = actual,
         }
@@ -135,14 +138,20 @@ fn lane_update<S: Scope>(
     mut f: impl FnMut(u32) -> Option<u32>,
 ) -> Result<u32, u32> {
     // A Release or AcqRel `fetch_order` panics here, in the load, as core's `fetch_update` does.
-    let mut old = word.load(fetch_order);
+    let mut old = u32::load(word, fetch_order);
     let mut lane = extract(old, shift, mask);
     let mut next = match f(lane) {
         Some(n) => n,
         None => return Err(lane),
     };
     loop {
-        match word.compare_exchange(old, splice(old, shift, mask, next), set_order, fetch_order) {
+        match u32::compare_exchange(
+            word,
+            old,
+            splice(old, shift, mask, next),
+            set_order,
+            fetch_order,
+        ) {
             Ok(_) => return Ok(lane),
             Err(actual) => {
                 old = actual;
@@ -159,99 +168,94 @@ fn lane_update<S: Scope>(
     }
 }
 
+/// An 8- or 16-bit integer as a lane of its containing 32-bit word (the GPU's word loops).
+#[cfg(target_arch = "nvptx64")]
+trait Narrow: AtomicValue {
+    /// All ones over the value's width, as a `u32` lane mask.
+    const LANE: u32;
+    /// The value in the low bits of a lane.
+    fn from_lane(lane: u32) -> Self;
+    /// The value's bits as a lane (zero-extended).
+    fn to_lane(self) -> u32;
+}
+
+/// The containing word of the value `a` holds, and the value's bit offset in it.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn word<T: AtomicValue, S: Scope>(a: &Atomic<T, S>) -> (&Atomic<u32, S>, u32) {
+    let (w, shift) = containing_word(a.as_ptr());
+    // SAFETY: the aligned word around a valid value is valid memory of the same kind (the
+    // rule in the module docs and `from_ptr`); it is 4-byte aligned.
+    (unsafe { Atomic::from_ptr(w) }, shift)
+}
+
+/// The emulated read-modify-write: [`lane_rmw`] on the containing word.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn rmw<T: Narrow, S: Scope>(a: &Atomic<T, S>, order: Ordering, f: impl Fn(T) -> T) -> T {
+    let (word, shift) = word(a);
+    T::from_lane(lane_rmw(word, shift, T::LANE, order, |x| {
+        f(T::from_lane(x)).to_lane()
+    }))
+}
+
+/// The trait impls of one 8/16-bit integer `$t` (unsigned twin `$u`, bit type `$b`):
+/// `cas = native` for `atom.cas.b16`, `cas = word` for the 8-bit word loop.
 macro_rules! small_atomic {
-    ($t:ident, $u:ident, $b:literal, cas = $cas:ident, ex = ($e0:literal, $e1:literal, $e2:literal)) => {
-        impl<S: Scope> Atomic<$t, S> {
-            /// All ones over the value's width, as a `u32` lane mask.
-            #[cfg(target_arch = "nvptx64")]
+    ($t:ident, $u:ident, $b:literal, cas = $cas:ident) => {
+        #[cfg(target_arch = "nvptx64")]
+        impl Narrow for $t {
             const LANE: u32 = $u::MAX as u32;
 
-            /// The containing word and the value's bit offset in it.
-            #[cfg(target_arch = "nvptx64")]
             #[inline(always)]
-            fn word(&self) -> (&Atomic<u32, S>, u32) {
-                let (w, shift) = containing_word(self.as_ptr());
-                // SAFETY: the aligned word around a valid value is valid memory of the same
-                // kind (the rule in the module docs and `from_ptr`); it is 4-byte aligned.
-                (unsafe { Atomic::from_ptr(w) }, shift)
+            fn from_lane(lane: u32) -> $t {
+                lane as $u as $t
             }
 
-            /// The emulated read-modify-write: [`lane_rmw`] on the containing word.
-            #[cfg(target_arch = "nvptx64")]
             #[inline(always)]
-            fn rmw(&self, order: Ordering, f: impl Fn($t) -> $t) -> $t {
-                let (word, shift) = self.word();
-                lane_rmw(word, shift, Self::LANE, order, |x| f(x as $u as $t) as $u as u32) as $u as $t
+            fn to_lane(self) -> u32 {
+                self as $u as u32
             }
+        }
 
-            #[doc = concat!("Loads the value. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).\n\n",
-                "PTX: `ld.<sem>.<scope>.", $b, "` (native); SeqCst adds a leading `fence.sc.<scope>`.\n\n",
-                "```\nuse ptx_sync::{Atomic, Gpu, Ordering::Acquire};\n",
-                "let a = Atomic::<", stringify!($t), ", Gpu>::new(", $e0, ");\nassert_eq!(a.load(Acquire), ", $e0, ");\n```\n\n",
-                "# Panics\n\nWhen `order` is Release or AcqRel (as `core`'s `load`), in every build (on the GPU the thread prints the message and traps).")]
+        impl AtomicAccess for $t {
             #[inline(always)]
             #[track_caller]
-            pub fn load(&self, order: Ordering) -> $t {
+            fn load<S: Scope>(a: &Atomic<Self, S>, order: Ordering) -> $t {
                 on_target!(sem = order::load(order);
-                    gpu: with_load_sem!(S, sem; ptx_ld!($b, reg16, u16, self.as_ptr())) as $u as $t,
-                    host: self.host().load(order))
+                    gpu: with_load_sem!(S, sem; ptx_ld!($b, reg16, u16, a.as_ptr())) as $u as $t,
+                    host: a.host().load(order))
             }
 
-            #[doc = concat!("Stores `val`. Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic).\n\n",
-                "PTX: `st.<sem>.<scope>.", $b, "` (native: it writes only the value's bytes); SeqCst is ",
-                "`fence.sc.<scope>` + `st.relaxed`.\n\n",
-                "```\nuse ptx_sync::{Atomic, Sys, Ordering::*};\n",
-                "let a = Atomic::<", stringify!($t), ", Sys>::new(0);\na.store(", $e1, ", Release);\n",
-                "assert_eq!(a.load(Relaxed), ", $e1, ");\n```\n\n",
-                "# Panics\n\nWhen `order` is Acquire or AcqRel (as `core`'s `store`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
-            pub fn store(&self, val: $t, order: Ordering) {
+            fn store<S: Scope>(a: &Atomic<Self, S>, val: $t, order: Ordering) {
                 on_target!(sem = order::store(order);
-                    gpu: with_store_sem!(S, sem; ptx_st!($b, reg16, self.as_ptr(), val as $u as u16)),
-                    host: self.host().store(val, order))
+                    gpu: with_store_sem!(S, sem; ptx_st!($b, reg16, a.as_ptr(), val as $u as u16)),
+                    host: a.host().store(val, order))
             }
 
-            #[doc = concat!("Stores `val` and returns the previous value. Every order.\n\n",
-                "PTX has no ", $b, " exchange: a loop on the containing 32-bit word, `ld.relaxed.<scope>.b32`, ",
-                "then `atom.<sem>.<scope>.cas.b32` (SeqCst: `fence.sc.<scope>` first) until it succeeds ",
-                "(see the [module](crate::atomic::small) for the cost and the containing-word rule).\n\n",
-                "```\nuse ptx_sync::{Atomic, Gpu, Ordering::*};\n",
-                "let a = Atomic::<", stringify!($t), ", Gpu>::new(", $e0, ");\n",
-                "assert_eq!(a.swap(", $e1, ", AcqRel), ", $e0, ");\nassert_eq!(a.load(Relaxed), ", $e1, ");\n```")]
+            // PTX has no 8/16-bit exchange: a loop on the containing word.
             #[inline(always)]
-            pub fn swap(&self, val: $t, order: Ordering) -> $t {
+            fn swap<S: Scope>(a: &Atomic<Self, S>, val: $t, order: Ordering) -> $t {
                 on_target!(sem = order::rmw(order);
-                    gpu: { self.rmw(order, |_| val) },
-                    host: self.host().swap(val, order))
+                    gpu: { rmw(a, order, |_| val) },
+                    host: a.host().swap(val, order))
             }
 
-            small_atomic!(@cas $cas, $t, $u, $b, $e0, $e1, $e2);
+            small_atomic!(@cas $cas, $t, $u);
 
-            update_api!($t, update_example = concat!("```\nuse ptx_sync::{Atomic, Cta, Ordering::*};\n", "let a = Atomic::<", stringify!($t), ", Cta>::new(", $e1, ");\n", "assert_eq!(a.update(Release, Relaxed, |x| x / 2), ", $e1, ");\n", "assert_eq!(a.load(Relaxed), ", $e1, " / 2);\n```"));
-
-            #[doc = concat!("Applies `f` until the update succeeds or `f` returns `None`, like `core`'s ",
-                "`fetch_update`: `Ok(previous)` or `Err(current)`. `fetch_order` (the first read and the ",
-                "failed attempts) cannot be Release or AcqRel.\n\n",
-                "PTX: `ld.<fetch>.<scope>.b32` of the containing word, then `atom.<sem>.<scope>.cas.b32` ",
-                "per attempt (`sem` merges both orders, as `compare_exchange` does); `f` runs again only ",
-                "when the value changed, not when only a neighbouring byte did.\n\n",
-                "```\nuse ptx_sync::{Atomic, Gpu, Ordering::*};\n",
-                "let a = Atomic::<", stringify!($t), ", Gpu>::new(", $e0, ");\n",
-                "assert_eq!(a.fetch_update(AcqRel, Acquire, |x| x.checked_add(1)), Ok(", $e0, "));\n",
-                "assert_eq!(a.fetch_update(AcqRel, Acquire, |_| None), Err(", $e0, " + 1));\n```\n\n",
-                "# Panics\n\nWhen `fetch_order` is Release or AcqRel (as in `core`), in every build (on the GPU the thread prints the message and traps).")]
             #[inline(always)]
             #[track_caller]
-            pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F)
+            fn fetch_update<S: Scope, F>(a: &Atomic<Self, S>, set_order: Ordering, fetch_order: Ordering, mut f: F)
                 -> Result<$t, $t>
             where
                 F: FnMut($t) -> Option<$t>,
             {
                 on_target!(
                     gpu: {
-                        let (word, shift) = self.word();
-                        lane_update(word, shift, Self::LANE, set_order, fetch_order,
+                        let (word, shift) = word(a);
+                        lane_update(word, shift, <$t as Narrow>::LANE, set_order, fetch_order,
                                     |x| f(x as $u as $t).map(|v| v as $u as u32))
                             .map(|v| v as $u as $t)
                             .map_err(|v| v as $u as $t)
@@ -260,10 +264,10 @@ macro_rules! small_atomic {
                         // core's loop, written out: `fetch_update` is deprecated from Rust 1.99
                         // and `try_update` is newer than this crate's MSRV (loom has neither
                         // rename).
-                        let mut prev = self.host().load(fetch_order);
+                        let mut prev = a.host().load(fetch_order);
                         loop {
                             let Some(next) = f(prev) else { break Err(prev) };
-                            match self.host().compare_exchange_weak(prev, next, set_order, fetch_order) {
+                            match a.host().compare_exchange_weak(prev, next, set_order, fetch_order) {
                                 Ok(v) => break Ok(v),
                                 Err(actual) => prev = actual,
                             }
@@ -271,97 +275,78 @@ macro_rules! small_atomic {
                     })
             }
 
-            small_atomic!(@rmw $t, fetch_add, |old, val| old.wrapping_add(val), "Adds `val` (wrapping)", "add", ($e1, $e2));
-            small_atomic!(@rmw $t, fetch_sub, |old, val| old.wrapping_sub(val), "Subtracts `val` (wrapping)", "sub", ($e2, $e1));
-            small_atomic!(@rmw $t, fetch_and, |old, val| old & val, "Bitwise AND with `val`", "and", ($e2, $e1));
-            small_atomic!(@rmw $t, fetch_or, |old, val| old | val, "Bitwise OR with `val`", "or", ($e1, $e2));
-            small_atomic!(@rmw $t, fetch_xor, |old, val| old ^ val, "Bitwise XOR with `val`", "xor", ($e1, $e2));
-            small_atomic!(@rmw $t, fetch_nand, |old, val| !(old & val), "Bitwise NAND with `val` (stores `!(old & val)`)", "nand", ($e2, $e1));
-            small_atomic!(@rmw $t, fetch_min, |old, val| Ord::min(old, val), "Minimum with `val`", "min", ($e2, $e1));
-            small_atomic!(@rmw $t, fetch_max, |old, val| Ord::max(old, val), "Maximum with `val`", "max", ($e1, $e2));
+            update_impls!($t);
+            wait_impls!($t, |a, b| a == b);
+        }
+
+        impl AtomicAdd for $t {
+            small_atomic!(@rmw $t, fetch_add, |old, val| old.wrapping_add(val));
+            small_atomic!(@rmw $t, fetch_sub, |old, val| old.wrapping_sub(val));
+        }
+
+        impl AtomicBitwise for $t {
+            small_atomic!(@rmw $t, fetch_and, |old, val| old & val);
+            small_atomic!(@rmw $t, fetch_or, |old, val| old | val);
+            small_atomic!(@rmw $t, fetch_xor, |old, val| old ^ val);
+            small_atomic!(@rmw $t, fetch_nand, |old, val| !(old & val));
+        }
+
+        impl AtomicMinMax for $t {
+            small_atomic!(@rmw $t, fetch_min, |old, val| Ord::min(old, val));
+            small_atomic!(@rmw $t, fetch_max, |old, val| Ord::max(old, val));
         }
     };
 
-    // 16 bits: PTX's one narrow RMW.
-    (@cas native, $t:ident, $u:ident, $b:literal, $e0:literal, $e1:literal, $e2:literal) => {
-        #[doc = concat!("Stores `new` if the value is `current`; returns `Ok(previous)` if it did, ",
-            "`Err(actual)` if not. Orders as the integer [`compare_exchange`](Atomic::compare_exchange) ",
-            "(one merged `.sem`).\n\n",
-            "PTX: `atom.<sem>.<scope>.cas.b16` (sm_70, PTX ISA 6.3), one instruction.\n\n",
-            "```\nuse ptx_sync::{Atomic, Gpu, Ordering::*};\n",
-            "let a = Atomic::<", stringify!($t), ", Gpu>::new(", $e0, ");\n",
-            "assert_eq!(a.compare_exchange(", $e0, ", ", $e1, ", AcqRel, Acquire), Ok(", $e0, "));\n",
-            "assert_eq!(a.compare_exchange(", $e0, ", ", $e2, ", AcqRel, Acquire), Err(", $e1, "));\n```\n\n",
-            "# Panics\n\nWhen `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the thread prints the message and traps).")]
+    // 16 bits: PTX's one narrow RMW, `atom.cas.b16`.
+    (@cas native, $t:ident, $u:ident) => {
         #[inline(always)]
         #[track_caller]
-        pub fn compare_exchange(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
+        fn compare_exchange<S: Scope>(a: &Atomic<Self, S>, current: $t, new: $t, success: Ordering, failure: Ordering)
             -> Result<$t, $t>
         {
             let prev: $t = on_target!(sem = order::compare_exchange(success, failure);
-                gpu: with_rmw_sem!(S, sem; ptx_cas!("b16", reg16, u16, self.as_ptr(),
+                gpu: with_rmw_sem!(S, sem; ptx_cas!("b16", reg16, u16, a.as_ptr(),
                                                     current as $u as u16, new as $u as u16)) as $u as $t,
-                host: { match self.host().compare_exchange(current, new, success, failure) {
+                host: { match a.host().compare_exchange(current, new, success, failure) {
                             Ok(v) | Err(v) => v } });
             if prev == current { Ok(prev) } else { Err(prev) }
         }
     };
 
-    // 8 bits: a loop on the containing word.
-    (@cas word, $t:ident, $u:ident, $b:literal, $e0:literal, $e1:literal, $e2:literal) => {
-        #[doc = concat!("Stores `new` if the value is `current`; returns `Ok(previous)` if it did, ",
-            "`Err(actual)` if not. `failure` cannot be Release or AcqRel (panics, as in `core`).\n\n",
-            "PTX has no 8-bit `atom.cas`: `ld.<failure>.<scope>.b32` of the containing word (an ",
-            "`Err` from this read carries the failure order), then, while the byte equals `current`, ",
-            "`atom.<sem>.<scope>.cas.b32` with the byte replaced (`sem` merges both orders, as for ",
-            "the integer [`compare_exchange`](Atomic::compare_exchange)); it retries only when a ",
-            "neighbouring byte changed. SeqCst adds `fence.sc.<scope>` before each.\n\n",
-            "```\nuse ptx_sync::{Atomic, Gpu, Ordering::*};\n",
-            "let a = Atomic::<", stringify!($t), ", Gpu>::new(", $e0, ");\n",
-            "assert_eq!(a.compare_exchange(", $e0, ", ", $e1, ", AcqRel, Acquire), Ok(", $e0, "));\n",
-            "assert_eq!(a.compare_exchange(", $e0, ", ", $e2, ", AcqRel, Acquire), Err(", $e1, "));\n```\n\n",
-            "# Panics\n\nWhen `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the thread prints the message and traps).")]
+    // 8 bits: a loop on the containing word, while the byte equals `current`.
+    (@cas word, $t:ident, $u:ident) => {
         #[inline(always)]
         #[track_caller]
-        pub fn compare_exchange(&self, current: $t, new: $t, success: Ordering, failure: Ordering)
+        fn compare_exchange<S: Scope>(a: &Atomic<Self, S>, current: $t, new: $t, success: Ordering, failure: Ordering)
             -> Result<$t, $t>
         {
             on_target!(sem = order::compare_exchange(success, failure);
                 gpu: {
-                    let (word, shift) = self.word();
+                    let (word, shift) = word(a);
                     let (c, n) = (current as $u as u32, new as $u as u32);
-                    lane_update(word, shift, Self::LANE, success, failure, |x| (x == c).then_some(n))
+                    lane_update(word, shift, <$t as Narrow>::LANE, success, failure, |x| (x == c).then_some(n))
                         .map(|v| v as $u as $t)
                         .map_err(|v| v as $u as $t)
                 },
-                host: self.host().compare_exchange(current, new, success, failure))
+                host: a.host().compare_exchange(current, new, success, failure))
         }
     };
 
-    (@rmw $t:ident, $name:ident, |$old:ident, $val:ident| $f:expr, $what:literal, $short:literal, ($a:literal, $v:literal)) => {
-        #[doc = concat!($what, "; returns the previous value. Every order.\n\n",
-            "PTX has no ", stringify!($t), " `", $short, "`: a loop on the containing 32-bit word, ",
-            "`ld.relaxed.<scope>.b32`, then `atom.<sem>.<scope>.cas.b32` (SeqCst: `fence.sc.<scope>` ",
-            "first) until no thread changed the word in between. The order applies to the ",
-            "compare-and-swap that succeeds. Slower than a native `atom` (see the [module](crate::atomic::small)).\n\n",
-            "```\nuse ptx_sync::{Atomic, Gpu, Ordering::*};\n",
-            "let (old, val): (", stringify!($t), ", ", stringify!($t), ") = (", $a, ", ", $v, ");\n",
-            "let a = Atomic::<", stringify!($t), ", Gpu>::new(old);\n",
-            "assert_eq!(a.", stringify!($name), "(val, AcqRel), old);\n",
-            "assert_eq!(a.load(Relaxed), ", stringify!($f), ");\n```")]
+    // A word loop on the GPU, core's method of the same name on the host.
+    (@rmw $t:ident, $name:ident, |$old:ident, $val:ident| $f:expr) => {
         #[inline(always)]
-        pub fn $name(&self, $val: $t, order: Ordering) -> $t {
+        fn $name<S: Scope>(a: &Atomic<Self, S>, $val: $t, order: Ordering) -> $t {
             on_target!(sem = order::rmw(order);
-                gpu: { self.rmw(order, |$old| $f) },
-                host: self.host().$name($val, order))
+                gpu: { rmw(a, order, |$old| $f) },
+                host: a.host().$name($val, order))
         }
     };
 }
 
-small_atomic!(u8, u8, "b8", cas = word, ex = ("7", "200", "3"));
-small_atomic!(i8, u8, "b8", cas = word, ex = ("7", "-100", "3"));
-small_atomic!(u16, u16, "b16", cas = native, ex = ("7", "60000", "3"));
-small_atomic!(i16, u16, "b16", cas = native, ex = ("7", "-30000", "3"));
+small_atomic!(u8, u8, "b8", cas = word);
+small_atomic!(i8, u8, "b8", cas = word);
+small_atomic!(u16, u16, "b16", cas = native);
+small_atomic!(i16, u16, "b16", cas = native);
 
 #[cfg(test)]
 mod tests {

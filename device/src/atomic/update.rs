@@ -1,6 +1,7 @@
-//! `compare_exchange_weak`, `try_update` and `update`: `core`'s names for operations every
-//! atomic type already has, stamped once for all of them over the type's own
-//! `compare_exchange` and `fetch_update` (same PTX as those).
+//! `compare_exchange_weak`, `try_update` and `update` of [`AtomicBool`](super::AtomicBool) and
+//! [`AtomicPtr`](super::AtomicPtr): `core`'s names for operations those types already have,
+//! stamped over the type's own `compare_exchange` and `fetch_update` (same PTX as those).
+//! `Atomic<T, S>` has them once, generically, in `ops.rs`.
 
 /// The three methods for an atomic holding `$t`; `update_example` is a doc example for `update`.
 macro_rules! update_api {
@@ -70,30 +71,46 @@ macro_rules! update_api {
 }
 pub(crate) use update_api;
 
-/// `fetch_update` of a float type over the atomic of its bits (`self.bits()`): `f` sees and
-/// returns values, the exchange compares bits (so a NaN `f` leaves alone is stored back as it
-/// was). `$doc` is the method's documentation.
-macro_rules! bits_fetch_update {
-    ($t:ident, $doc:expr) => {
-        #[doc = $doc]
+/// `compare_exchange_weak`, `try_update` and `update` of an [`AtomicAccess`](super::AtomicAccess)
+/// impl, over its own `compare_exchange` and `fetch_update` (the bodies of the `Atomic<T, S>`
+/// methods of the same names).
+macro_rules! update_impls {
+    ($t:ty) => {
         #[inline(always)]
         #[track_caller]
-        pub fn fetch_update<F>(
-            &self,
+        fn compare_exchange_weak<S: Scope>(
+            a: &Atomic<Self, S>,
+            current: $t,
+            new: $t,
+            success: Ordering,
+            failure: Ordering,
+        ) -> Result<$t, $t> {
+            Self::compare_exchange(a, current, new, success, failure)
+        }
+
+        #[inline(always)]
+        #[track_caller]
+        fn try_update<S: Scope>(
+            a: &Atomic<Self, S>,
             set_order: Ordering,
             fetch_order: Ordering,
-            mut f: F,
-        ) -> Result<$t, $t>
-        where
-            F: FnMut($t) -> Option<$t>,
-        {
-            self.bits()
-                .fetch_update(set_order, fetch_order, |b| {
-                    f($t::from_bits(b)).map($t::to_bits)
-                })
-                .map($t::from_bits)
-                .map_err($t::from_bits)
+            f: impl FnMut($t) -> Option<$t>,
+        ) -> Result<$t, $t> {
+            Self::fetch_update(a, set_order, fetch_order, f)
+        }
+
+        #[inline(always)]
+        #[track_caller]
+        fn update<S: Scope>(
+            a: &Atomic<Self, S>,
+            set_order: Ordering,
+            fetch_order: Ordering,
+            mut f: impl FnMut($t) -> $t,
+        ) -> $t {
+            match Self::fetch_update(a, set_order, fetch_order, |x| Some(f(x))) {
+                Ok(v) | Err(v) => v,
+            }
         }
     };
 }
-pub(crate) use bits_fetch_update;
+pub(crate) use update_impls;
