@@ -28,8 +28,9 @@ use ptx_sync::shared_static::{HostStorage, SharedStatic};
 use ptx_sync::{
     shared, Atomic, AtomicBf16x2, AtomicBool, AtomicF16, AtomicF32, AtomicFlag, AtomicI8,
     AtomicPtr, AtomicU64, AtomicUsize, Backoff, Barrier, Bf16, BinarySemaphore, CachePadded,
-    Cluster, Cta, Elapsed, F16x2, Global, Gpu, Latch, Mutex, MutexGuard, NanoSleep, ScopeKind,
-    Semaphore, Spin, SpinLock, Sys, TicketGuard, TicketLock, TimedOut, Token,
+    Cluster, Cta, Elapsed, F16x2, Global, Gpu, Latch, Mutex, MutexGuard, NanoSleep, RwLock,
+    RwLockReadGuard, RwLockWriteGuard, ScopeKind, Semaphore, Spin, SpinLock, Sys, TicketGuard,
+    TicketLock, TimedOut, Token,
 };
 use std::rc::Rc;
 
@@ -162,6 +163,35 @@ pins! {
     TicketGuard<'static, SyncOnly, Gpu, NanoSleep>: !Send + Sync;
     // As `MutexGuard<u64, Gpu, LocalBackoff>`.
     TicketGuard<'static, u64, Gpu, LocalBackoff>: !Send + Sync;
+    // Reader-writer locks (std's rule for `RwLock<T>`: `Send` when `T: Send`, `Sync` when
+    // `T: Send + Sync`, since readers share `&T` across threads at once).
+    // Plain data.
+    RwLock<u64>: Send + Sync;
+    // A `Cell`: readers on two threads would share it.
+    RwLock<Cell<u64>>: Send + !Sync;
+    // `Sync` but not `Send`: a writer on another thread would get `&mut` to it.
+    RwLock<SyncOnly>: !Send + !Sync;
+    // An `Rc`: neither.
+    RwLock<Rc<u64>>: !Send + !Sync;
+    // The policy does not decide.
+    RwLock<u64, Cta, LocalBackoff>: Send + Sync;
+    // Guards (std's rule): `Sync` iff `T: Sync`; never `Send` (`drop` leaves with, or hands
+    // over to, the lanes recorded at lock time, on the locking thread).
+    // A read guard of plain data.
+    RwLockReadGuard<'static, u64, Gpu, NanoSleep>: !Send + Sync;
+    // Sharing `&guard` would share the `Cell`.
+    RwLockReadGuard<'static, Cell<u64>, Gpu, NanoSleep>: !Send + !Sync;
+    // `T: Sync` is enough (it gives out only `&T`).
+    RwLockReadGuard<'static, SyncOnly, Gpu, NanoSleep>: !Send + Sync;
+    // The policy does not decide.
+    RwLockReadGuard<'static, u64, Gpu, LocalBackoff>: !Send + Sync;
+    // A write guard of plain data: `&guard` only reads.
+    RwLockWriteGuard<'static, u64, Gpu, NanoSleep>: !Send + Sync;
+    // As the read guard's.
+    RwLockWriteGuard<'static, Cell<u64>, Gpu, NanoSleep>: !Send + !Sync;
+    // As the read guard's.
+    RwLockWriteGuard<'static, SyncOnly, Gpu, NanoSleep>: !Send + Sync;
+
 
     // Counters (all state atomic): shareable and movable whatever the policy.
     // The default semaphore.
@@ -280,7 +310,7 @@ pins! {
 #[test]
 fn every_pin_is_counted() {
     // A pin added or removed changes this number: on purpose, in the same change.
-    assert_eq!(PINNED.len(), 68, "{PINNED:#?}");
+    assert_eq!(PINNED.len(), 80, "{PINNED:#?}");
     let mut seen = std::collections::HashSet::new();
     for t in PINNED {
         assert!(seen.insert(t), "{t} is pinned twice");

@@ -598,3 +598,169 @@ fn atomic_u128_release_store_publishes_to_an_acquire_load() {
         t.join().unwrap();
     });
 }
+
+/// Data a reader-writer lock guards, in loom cells: `RwLock<T>` is `Sync` only for `T: Sync`
+/// (readers share it), which loom's `UnsafeCell` is not; the lock is what makes sharing sound.
+struct Guarded([UnsafeCell<u32>; 2]);
+// SAFETY: only accessed under the `RwLock` of the models below (loom checks that it is).
+unsafe impl Sync for Guarded {}
+
+impl Guarded {
+    fn new() -> Self {
+        Guarded([UnsafeCell::new(0), UnsafeCell::new(0)])
+    }
+    /// A writer's update: both words, one after the other.
+    fn bump(&self) {
+        bump(&self.0[0]);
+        bump(&self.0[1]);
+    }
+    /// A reader's look: both words, which must agree.
+    fn read(&self) -> u32 {
+        let (a, b) = (read(&self.0[0]), read(&self.0[1]));
+        assert_eq!(a, b, "a reader saw half a write");
+        a
+    }
+}
+
+type Rw = ptx_sync::RwLock<Guarded, Gpu>;
+
+/// `RwLock` (device/src/rwlock.rs, the phase-fair ticket lock): a writer and a reader. A
+/// missing acquire or release is a data race on the guarded cells, which loom reports.
+#[test]
+fn rwlock_writer_and_reader_exclude_and_publish() {
+    model(|| {
+        let l = Arc::new(Rw::new(Guarded::new()));
+        let l2 = l.clone();
+        let t = thread::spawn(move || l2.write().bump());
+        let seen = l.read().read();
+        assert!(seen <= 1);
+        t.join().unwrap();
+        assert_eq!(l.read().read(), 1);
+        // Idle again: a writer gets in at once (no ticket or bits left behind).
+        assert!(l.try_write().is_some());
+    });
+}
+
+/// Two writers and a reader: writers exclude each other (no lost bump) and the reader.
+#[test]
+fn rwlock_two_writers_and_a_reader() {
+    model_bounded(2, || {
+        let l = Arc::new(Rw::new(Guarded::new()));
+        let ts: Vec<_> = (0..2)
+            .map(|_| {
+                let l = l.clone();
+                thread::spawn(move || l.write().bump())
+            })
+            .collect();
+        assert!(l.read().read() <= 2);
+        ts.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(l.read().read(), 2);
+        assert!(l.try_write().is_some());
+    });
+}
+
+/// Two readers and a writer: the readers may overlap each other, never the writer.
+#[test]
+fn rwlock_two_readers_and_a_writer() {
+    model_bounded(1, || {
+        let l = Arc::new(Rw::new(Guarded::new()));
+        let ts: Vec<_> = (0..2)
+            .map(|_| {
+                let l = l.clone();
+                thread::spawn(move || assert!(l.read().read() <= 1))
+            })
+            .collect();
+        l.write().bump();
+        ts.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(l.read().read(), 1);
+        assert!(l.try_write().is_some());
+    });
+}
+
+/// `try_write` against a reader and a blocking writer: its look at the counts, its ticket, its
+/// announcement by CAS, and (when a reader arrives in between) the empty phase that gives the
+/// ticket back. Every interleaving ends with every bump counted and the lock free.
+#[test]
+fn rwlock_try_write_against_a_reader_and_a_writer() {
+    model_bounded(2, || {
+        let l = Arc::new(Rw::new(Guarded::new()));
+        let (l2, l3) = (l.clone(), l.clone());
+        let t = thread::spawn(move || l2.try_write().map(|g| g.bump()).is_some() as u32);
+        let r = thread::spawn(move || l3.read().read());
+        l.write().bump();
+        let tried = t.join().unwrap();
+        assert!(r.join().unwrap() <= 2);
+        assert_eq!(l.read().read(), 1 + tried);
+        assert!(l.try_write().is_some());
+    });
+}
+
+/// `try_read` (a CAS while no writer bits) against a writer: a successful one sees whole
+/// writes, a failed one leaves nothing behind.
+#[test]
+fn rwlock_try_read_against_a_writer() {
+    model(|| {
+        let l = Arc::new(Rw::new(Guarded::new()));
+        let l2 = l.clone();
+        let t = thread::spawn(move || l2.write().bump());
+        if let Some(g) = l.try_read() {
+            assert!(g.read() <= 1);
+        }
+        t.join().unwrap();
+        assert!(l.try_write().is_some());
+    });
+}
+
+/// A reader inside, a writer that counted it, and a timed reader that arrives after the
+/// writer: whether the timed reader gets in (after the writer) or withdraws, the writer never
+/// enters while the first reader is inside (loom would report the race between the writer's
+/// bump and the first reader's look), and the lock ends free.
+#[test]
+fn rwlock_timed_read_withdraws_without_letting_a_writer_past_a_reader() {
+    use core::time::Duration;
+    model_bounded(2, || {
+        let l = Arc::new(Rw::new(Guarded::new()));
+        let first = l.read();
+        let (l2, l3) = (l.clone(), l.clone());
+        let w = thread::spawn(move || l2.write().bump());
+        let t = thread::spawn(move || {
+            if let Some(g) = l3.try_read_for(Duration::from_nanos(100)) {
+                assert!(g.read() <= 1);
+            }
+        });
+        // The timed reader is done (in before the writer, or withdrawn): still no writer.
+        t.join().unwrap();
+        assert_eq!(first.read(), 0);
+        drop(first);
+        w.join().unwrap();
+        assert_eq!(l.read().read(), 1);
+        assert!(l.try_write().is_some());
+    });
+}
+
+/// A timed writer against a reader inside and a reader arriving: it gets in after the reader
+/// leaves, or gives up (clearing its bits, serving its ticket); readers never overlap it and
+/// the lock ends free.
+#[test]
+fn rwlock_timed_write_enters_or_gives_up_cleanly() {
+    use core::time::Duration;
+    use ptx_sync::clock::Instant;
+    model_bounded(2, || {
+        let l = Arc::new(Rw::new(Guarded::new()));
+        let first = l.read();
+        let (l2, l3) = (l.clone(), l.clone());
+        let w = thread::spawn(move || {
+            l2.try_write_until(Instant::now() + Duration::from_nanos(100))
+                .map(|g| g.bump())
+                .is_some() as u32
+        });
+        let r = thread::spawn(move || l3.read().read());
+        let mine = first.read();
+        drop(first);
+        let wrote = w.join().unwrap();
+        assert!(r.join().unwrap() <= wrote);
+        assert_eq!(mine, 0);
+        assert_eq!(l.read().read(), wrote);
+        assert!(l.try_write().is_some());
+    });
+}
