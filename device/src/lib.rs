@@ -119,6 +119,7 @@
 //! | [`flag`] | [`AtomicFlag`] | `cuda::atomic_flag` |
 //! | [`mutex`], [`ticket`] | [`Mutex`] and [`SpinLock`] (warp-aggregated), [`TicketLock`] (FIFO) | a hand-written `atomicCAS` lock |
 //! | [`rwlock`] | [`RwLock`]: many readers or one writer, phase-fair, warp-aggregated | none in libcu++ (a hand-written reader-writer lock) |
+//! | [`queue`] | [`Queue`]: bounded MPMC ring with a turn word per slot, any capacity, warp-aggregated tickets | none in libcu++ (a hand-written ring) |
 //! | [`semaphore`], [`binary_semaphore`] | [`Semaphore`], [`BinarySemaphore`] | `cuda::counting_semaphore`, `cuda::binary_semaphore` |
 //! | [`latch`] | [`Latch`] | `cuda::latch` |
 //! | [`barrier`] | [`Barrier`] (any scope, any memory, completion step) | `cuda::barrier` |
@@ -286,6 +287,7 @@ mod order;
 #[cfg(target_arch = "nvptx64")]
 mod panic;
 pub mod print;
+pub mod queue;
 pub mod rwlock;
 pub mod scope;
 pub mod semaphore;
@@ -324,6 +326,7 @@ pub use mutex::{Mutex, MutexGuard, SpinLock};
 pub use panic::report_panic;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 pub use scope::Cluster;
+pub use queue::Queue;
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use scope::{Cta, Gpu, Scope, ScopeKind, Sys};
 pub use semaphore::{BinarySemaphore, Semaphore};

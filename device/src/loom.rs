@@ -9,6 +9,9 @@
 //! - `cfg_not_loom!`: the raw-pointer API (`from_ptr`, `as_ptr`), which loom cannot offer
 //!   (each loom atomic is an object of its own, not a view of memory);
 //! - `const_fn!`: loom's atomics cannot be built in a const context;
+//! - [`DataCell`]: plain data that threads hand to each other through a protocol (a queue's
+//!   slots): core's `UnsafeCell`, or loom's, which reports every access the protocol leaves
+//!   unordered;
 //! - [`RELEASE_BY_EXCHANGE`] and [`pause`]: the two places the algorithms bend for the model;
 //! - `cfg_warp_emulation!`: the `std`-thread warps (feature `warp-emulation`), which loom's
 //!   threads cannot run.
@@ -158,6 +161,54 @@ pub(crate) fn host<T: Model>(cell: &Cell<T>) -> &T::Host {
 #[inline(always)]
 pub(crate) fn host<T: Model>(cell: &Cell<T>) -> &T::Host {
     cell
+}
+
+/// Plain data that threads hand to each other through a protocol of their own (the slots of
+/// `Queue`, handed over by turn words): `core::cell::UnsafeCell<T>` (same layout), or under
+/// loom `loom::cell::UnsafeCell<T>`, whose accesses loom checks against the happens-before
+/// order the protocol's atomics create.
+#[cfg(not(loom))]
+#[repr(transparent)]
+pub(crate) struct DataCell<T>(core::cell::UnsafeCell<T>);
+/// Plain data handed over by a protocol (see the non-loom definition).
+#[cfg(loom)]
+pub(crate) struct DataCell<T>(::loom::cell::UnsafeCell<T>);
+
+impl<T> DataCell<T> {
+    const_fn! {
+    /// A cell holding `value`.
+    #[inline(always)]
+    pub(crate) fn new(value: T) -> Self {
+        #[cfg(not(loom))]
+        return DataCell(core::cell::UnsafeCell::new(value));
+        #[cfg(loom)]
+        return DataCell(::loom::cell::UnsafeCell::new(value));
+    }
+    }
+
+    /// `f` of a pointer to the value, for reading it.
+    ///
+    /// # Safety
+    /// No other thread writes the value meanwhile (the protocol's guarantee).
+    #[inline(always)]
+    pub(crate) unsafe fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+        #[cfg(not(loom))]
+        return f(self.0.get());
+        #[cfg(loom)]
+        return self.0.with(f);
+    }
+
+    /// `f` of a pointer to the value, for writing it.
+    ///
+    /// # Safety
+    /// No other thread reads or writes the value meanwhile (the protocol's guarantee).
+    #[inline(always)]
+    pub(crate) unsafe fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        #[cfg(not(loom))]
+        return f(self.0.get());
+        #[cfg(loom)]
+        return self.0.with_mut(f);
+    }
 }
 
 /// Whether a release that other threads wait on with exchanges (`BinarySemaphore::release`,

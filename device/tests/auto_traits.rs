@@ -28,7 +28,7 @@ use ptx_sync::shared_static::{HostStorage, SharedStatic};
 use ptx_sync::{
     shared, Atomic, AtomicBf16x2, AtomicBool, AtomicF16, AtomicF32, AtomicFlag, AtomicI8,
     AtomicPtr, AtomicU64, AtomicUsize, Backoff, Barrier, Bf16, BinarySemaphore, CachePadded,
-    Cluster, Cta, Elapsed, F16x2, Global, Gpu, Latch, Mutex, MutexGuard, NanoSleep, RwLock,
+    Cluster, Cta, Elapsed, F16x2, Global, Gpu, Latch, Mutex, MutexGuard, NanoSleep, Queue, RwLock,
     RwLockReadGuard, RwLockWriteGuard, ScopeKind, Semaphore, Spin, SpinLock, Sys, TicketGuard,
     TicketLock, TimedOut, Token,
 };
@@ -192,6 +192,18 @@ pins! {
     // As the read guard's.
     RwLockWriteGuard<'static, SyncOnly, Gpu, NanoSleep>: !Send + Sync;
 
+    // Queues (crossbeam's `ArrayQueue` rule): values move from the pushing thread to the
+    // popping one, never shared, so `T: Send` decides both traits.
+    // Plain data.
+    Queue<u64, 4>: Send + Sync;
+    // A `Cell` moves through the queue whole; no two threads reach it at once.
+    Queue<Cell<u64>, 4>: Send + Sync;
+    // `Sync` but not `Send`: another thread would pop it.
+    Queue<SyncOnly, 4>: !Send + !Sync;
+    // An `Rc`: a clone left behind and one popped elsewhere.
+    Queue<Rc<u64>, 4>: !Send + !Sync;
+    // The policy does not decide.
+    Queue<u64, 4, Cta, LocalBackoff>: Send + Sync;
 
     // Counters (all state atomic): shareable and movable whatever the policy.
     // The default semaphore.
@@ -310,7 +322,7 @@ pins! {
 #[test]
 fn every_pin_is_counted() {
     // A pin added or removed changes this number: on purpose, in the same change.
-    assert_eq!(PINNED.len(), 80, "{PINNED:#?}");
+    assert_eq!(PINNED.len(), 85, "{PINNED:#?}");
     let mut seen = std::collections::HashSet::new();
     for t in PINNED {
         assert!(seen.insert(t), "{t} is pinned twice");
