@@ -176,7 +176,18 @@ impl<T, const N: usize, S: Scope, B: Backoff> core::fmt::Debug for Queue<T, N, S
 
 impl<T, const N: usize, S: Scope, B: Backoff> Queue<T, N, S, B> {
     /// The capacity, `N`, checked at compile time: at least one slot (a ring's round of `N`
-    /// tickets must advance; any `N` from 1 up works, a power of two or not).
+    /// tickets must advance; any `N` from 1 up works, a power of two or not). `new` and
+    /// `from_ptr` evaluate it, so a queue of no slots does not build:
+    ///
+    /// ```compile_fail
+    /// let q: ptx_sync::Queue<u32, 0> = ptx_sync::Queue::new(); // error: N must be at least 1
+    /// ```
+    ///
+    /// ```
+    /// let q: ptx_sync::Queue<u32, 1> = ptx_sync::Queue::new();
+    /// assert_eq!(ptx_sync::Queue::<u32, 6>::CAPACITY, 6);
+    /// # drop(q);
+    /// ```
     pub const CAPACITY: usize = {
         assert!(N >= 1, "Queue<T, N>: N must be at least 1");
         N
