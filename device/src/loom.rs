@@ -120,6 +120,14 @@ pub struct Locked128 {
     pub(crate) value: ::loom::cell::UnsafeCell<u128>,
 }
 
+/// Names the type only: reading the value would need the lock.
+#[cfg(loom)]
+impl core::fmt::Debug for Locked128 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Locked128")
+    }
+}
+
 impl<T> Model for *mut T {
     type Host = atomic::AtomicPtr<T>;
     #[cfg(loom)]
