@@ -18,7 +18,8 @@
 //! slot's turn is never 2^31 rounds behind its waiter. `N >= 1` is checked at compile time.
 //!
 //! **Warp aggregation**: the lanes of a warp that call `push` (or `pop`) together on the same
-//! queue (`activemask.b32`, `match.any.sync.b64` on its address: [`warp::peers`]) take their
+//! queue (`activemask.b32`, `match.any.sync.b64` on the address of the ticket counter they
+//! draw from: [`warp::peers`]; pushes and pops never share a group) take their
 //! tickets with one `atom.add` by the lowest lane, which hands each lane its own with a
 //! `shfl.sync` (consecutive tickets in lane order). Then each lane waits for its own slot,
 //! alone. Lanes on different queues, and the try and timed forms, take their own tickets.
@@ -469,7 +470,10 @@ impl<T, const N: usize, S: Scope, B: Backoff> Queue<T, N, S, B> {
     /// together on this queue, handed out in lane order with a shuffle.
     #[inline(always)]
     fn tickets(&self, counter: &Atomic<u64, S>) -> u64 {
-        let mask = warp::peers(self);
+        // Grouped by the counter, not by the queue: pushes and pops never share a group, even
+        // should the compiler compute the active mask once for a `push` and a `pop` in the two
+        // arms of a branch.
+        let mask = warp::peers(counter);
         let lane = warp::lane();
         // Relaxed: a ticket only picks the slot and round; the turn words order the data.
         if mask == 1 << lane {

@@ -33,7 +33,9 @@
 //!
 //! **Warp aggregation**, per lock as [`Mutex`](crate::Mutex) does it: the lanes of a warp
 //! that call [`read`](RwLock::read) (or [`write`](RwLock::write)) together are grouped by the
-//! lock they name (`activemask.b32`, `match.any.sync.b64` on its address: [`warp::peers`]).
+//! lock they name (`activemask.b32`, `match.any.sync.b64` on the address of its reader word,
+//! or of its ticket word for writers: [`warp::peers`], two keys so that readers and writers
+//! of one lock never share a group).
 //! A read group counts as one reader: its lowest lane arrives for all of them, one
 //! `bar.warp.sync` over the group lets the others in, and the group leaves together (a second
 //! `bar.warp.sync` in the guards' drop, then the lowest lane's departure). A write group is one
@@ -303,8 +305,9 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     #[inline(always)]
     pub fn read(&self) -> RwLockReadGuard<'_, T, S, B> {
         crate::debug_check_not_local(self, LOCAL);
-        // The lanes reading this same lock now; lanes on other locks are not waited for.
-        let mask = warp::peers(self);
+        // The lanes reading this same lock now, grouped by the word readers arrive at (not
+        // by the lock's address: see `write`); lanes on other locks are not waited for.
+        let mask = warp::peers(&self.rin);
         let lane = warp::lane();
         if mask == 1 << lane {
             self.read_acquire();
@@ -354,7 +357,11 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     #[inline(always)]
     pub fn write(&self) -> RwLockWriteGuard<'_, T, S, B> {
         crate::debug_check_not_local(self, LOCAL);
-        let mask = warp::peers(self);
+        // The lanes writing this same lock now, grouped by the ticket word (`read` groups by
+        // another word): should the compiler ever compute the active mask once for a `read`
+        // and a `write` in the two arms of a branch, their `match.any` still tells readers
+        // from writers.
+        let mask = warp::peers(&self.win);
         let lane = warp::lane();
         if mask == 1 << lane {
             self.write_acquire();
