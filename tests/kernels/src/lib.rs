@@ -27,6 +27,8 @@ mod patterns_arrive;
 mod patterns_locks;
 mod phases;
 mod print;
+mod queue;
+mod rwlock;
 mod semaphore;
 mod shared;
 mod shared_static;

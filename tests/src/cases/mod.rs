@@ -32,6 +32,8 @@ pub mod patterns_arrive;
 pub mod patterns_locks;
 pub mod phases;
 pub mod print;
+pub mod queue;
+pub mod rwlock;
 pub mod semaphore;
 pub mod shared;
 pub mod shared_static;
@@ -57,6 +59,8 @@ pub fn tests() -> Vec<GpuTest> {
     all.extend(ticket::tests());
     all.extend(semaphore::tests());
     all.extend(patterns_locks::tests());
+    all.extend(rwlock::tests());
+    all.extend(queue::tests());
     all.extend(latch::tests());
     all.extend(barrier::tests());
     all.extend(barrier_completion::tests());
