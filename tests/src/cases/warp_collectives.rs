@@ -223,16 +223,20 @@ fn collectives(ctx: &Ctx) -> Result<String> {
                 callers += 1;
                 partial_callers += (lanes != u32::MAX) as u64;
                 let want = expect(id, lane, mask);
-                for k in 0..K {
-                    if words[k] != want[k] {
-                        return Err(format!(
-                            "{blocks} x {threads}, mode {mode}: thread {id} (lane {lane}, mask {mask:#010x}): {} = {:#x}, expected {:#x}",
-                            NAMES[k], words[k], want[k]
-                        )
-                        .into());
-                    }
-                    checked += 1;
+                // Every wrong word of the first thread with one, so a failure shows its pattern.
+                let wrong: Vec<String> = (0..K)
+                    .filter(|&k| words[k] != want[k])
+                    .map(|k| format!("{} = {:#x}, expected {:#x}", NAMES[k], words[k], want[k]))
+                    .collect();
+                if !wrong.is_empty() {
+                    return Err(format!(
+                        "{blocks} x {threads}, mode {mode}: thread {id} (lane {lane}, mask {mask:#010x}): {} of {K} words wrong: {}",
+                        wrong.len(),
+                        wrong.join("; ")
+                    )
+                    .into());
                 }
+                checked += K as u64;
             }
         }
     }
