@@ -604,6 +604,11 @@ static int run_table(const std::string& name, float* ms, double* units) {
 #include "space.inc"
 
 // ---------------------------------------------------------------------------------------------
+// 5e. A reader-writer lock and a turn ring, the algorithms of ptx-sync's RwLock and Queue:
+// rwlock/*, queue/turn_ring/*.
+#include "rwlock_queue.inc"
+
+// ---------------------------------------------------------------------------------------------
 // 6. Latch fan-in: per round every block counts down a fresh latch and waits on it.
 struct Latch {
     cuda::latch<thread_scope_device> l;
@@ -817,6 +822,7 @@ static void build_names() {
     for (const char* s : {"132x32", "132x256"}) g_names.push_back(std::string("hash_table/") + s);
     user_shape_names(g_names);
     space_names(g_names);
+    rwlock_queue_names(g_names);
     g_names.push_back("latch/132x128");
     for (const char* b : {"syncthreads", "cuda_barrier", "split_arrive_wait"})
         g_names.push_back(std::string("block_barrier/") + b);
@@ -843,6 +849,7 @@ extern "C" int ref_run(const char* cname, float* ms, double* units, char* err, i
     auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
     int rc = 2;
     if (is_user_shape(name)) rc = run_user_shape(name, ms, units);
+    else if (is_rwlock_queue(name)) rc = run_rwlock_queue(name, ms, units);
     else if (starts("space/")) rc = run_space(name, ms, units);
     else if (starts("atomic/")) rc = run_atomic(name, ms, units);
     else if (starts("mp/")) rc = run_mp(name, ms, units);

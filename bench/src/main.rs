@@ -9,6 +9,7 @@
 mod reference;
 mod report;
 mod rust_cases;
+mod rwlock_queue;
 mod sass;
 mod space;
 mod table;

@@ -55,6 +55,8 @@ pub fn names() -> Vec<String> {
     v.extend(crate::user_shapes::names());
     // space/*: generic against state-space atomics.
     v.extend(crate::space::names());
+    // rwlock/*, queue/turn_ring/*: RwLock and Queue against the same algorithms in C++.
+    v.extend(crate::rwlock_queue::names());
     v.push("latch/132x128".into());
     for b in [
         "syncthreads",
@@ -515,6 +517,9 @@ pub fn run(gpu: &Device, m: &Module, case: &str) -> Sample {
         return sample;
     }
     if let Some(sample) = crate::space::run(gpu, m, case) {
+        return sample;
+    }
+    if let Some(sample) = crate::rwlock_queue::run(gpu, m, case) {
         return sample;
     }
     let parts: Vec<&str> = case.split('/').collect();

@@ -27,6 +27,9 @@ mod user_shapes;
 // The state-space rows (space/*): generic against `.shared::cta` / `.global` atomics.
 mod space;
 
+// The reader-writer lock and turn ring rows (rwlock/*, queue/turn_ring/*).
+mod rwlock_queue;
+
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
     unsafe { core::arch::nvptx::trap() }
