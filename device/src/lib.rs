@@ -141,9 +141,10 @@
 //! Every primitive lives in shared or global (or mapped host) memory, never in a kernel's
 //! local variable (`.local` memory, where atomics are undefined; debug builds trap there):
 //! `new` for a `static` or shared memory, `from_ptr` for memory the host allocated (zeroed
-//! memory is an unlocked lock, an empty semaphore, an open latch, a fresh grid barrier).
-//! [`Mutex`], [`Latch`] and [`Barrier`] aggregate the lanes of a warp per object: lanes that
-//! use different locks, latches or barriers at the same time each act on their own.
+//! memory is an unlocked lock, an empty semaphore or queue, an open latch, a fresh grid
+//! barrier). [`Mutex`], [`RwLock`], [`Queue`], [`Latch`] and [`Barrier`] aggregate the lanes of
+//! a warp per object: lanes that use different locks, queues, latches or barriers at the same
+//! time each act on their own.
 //!
 //! ## Coming from CUDA C++
 //!
