@@ -148,7 +148,8 @@ const PHID: u32 = 1;
 /// be waiting for their turn. Every lane of a group must drop its guard (the group leaves
 /// together), and a lane that holds guards of several locks drops them in the same order as
 /// the other lanes of its groups (as nested scopes do). Taking the same lock again while
-/// holding it (read inside write, write inside read) deadlocks, as with any lock.
+/// holding it deadlocks, as with std's `RwLock`: a write inside a read or a write, and a read
+/// inside a read once a writer waits (phase fairness makes the second read wait for it).
 ///
 /// Where it lives: shared or global memory (or mapped host memory for `Sys`), never a
 /// kernel's local variable: that is `.local` memory, private to one thread, where the PTX ISA
