@@ -325,10 +325,10 @@ pub use latch::Latch;
 pub use mutex::{Mutex, MutexGuard, SpinLock};
 #[cfg(target_arch = "nvptx64")]
 pub use panic::report_panic;
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-pub use scope::Cluster;
 pub use queue::Queue;
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+pub use scope::Cluster;
 pub use scope::{Cta, Gpu, Scope, ScopeKind, Sys};
 pub use semaphore::{BinarySemaphore, Semaphore};
 pub use ticket::{TicketGuard, TicketLock};

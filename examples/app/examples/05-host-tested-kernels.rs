@@ -42,7 +42,13 @@ pub fn run(gpu: &Device, _kernels: &Module) -> Result<String, Failed> {
 
     // A third of the bytes are 0x2a: one bucket takes a third of the counts.
     let bytes: Vec<u8> = (0..n)
-        .map(|i| if i % 3 == 0 { 0x2a } else { rng.below(256) as u8 })
+        .map(|i| {
+            if i % 3 == 0 {
+                0x2a
+            } else {
+                rng.below(256) as u8
+            }
+        })
         .collect();
     let mut want = vec![0u32; 256];
     bytes.iter().for_each(|&b| want[b as usize] += 1);
@@ -63,9 +69,7 @@ pub fn run(gpu: &Device, _kernels: &Module) -> Result<String, Failed> {
         gpu.zeros::<u64>(blocks as usize)?,
         gpu.zeros::<u64>(1)?,
     );
-    unsafe {
-        launch!(kernels.block_sum<<<blocks, BLOCK, 0, gpu>>>(&input_d, n, &sums, &total))
-    }?;
+    unsafe { launch!(kernels.block_sum<<<blocks, BLOCK, 0, gpu>>>(&input_d, n, &sums, &total)) }?;
     gpu.wait(WATCHDOG)?;
     // Block b's threads take the indices i with i % (blocks * BLOCK) / BLOCK == b.
     let stride = (blocks * BLOCK) as usize;
