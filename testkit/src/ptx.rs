@@ -1,6 +1,7 @@
 //! The PTX text parser the PTX checks share (tests/tests/golden_ptx.rs,
 //! litmus/tests/kernels_ptx.rs): a kernel's body, its lines, its statements and their opcodes.
-//! What a check keeps of them (which opcodes count) stays with the check.
+//! What a check keeps of them (which opcodes count) stays with the check. And the one
+//! `ptxas --compile-only` run those checks assert.
 
 use std::collections::BTreeMap;
 
@@ -86,6 +87,29 @@ pub fn kernels(
         }
     }
     out
+}
+
+/// Runs `ptxas -arch=sm_90 --compile-only` on `ptx` (unresolved externs allowed, as a kernel
+/// crate that calls NVSHMEM leaves them until the link) and panics with ptxas's output if it
+/// refuses the file. `tag` names the scratch object file (with the process id).
+pub fn assert_ptxas_compiles_sm90(ptxas: &std::path::Path, ptx: &std::path::Path, tag: &str) {
+    let out_file = std::env::temp_dir().join(format!("{tag}-{}.o", std::process::id()));
+    let out = std::process::Command::new(ptxas)
+        .args(["-arch=sm_90", "--compile-only", "-o"])
+        .arg(&out_file)
+        .arg(ptx)
+        .output()
+        .unwrap_or_else(|e| panic!("could not run {}: {e}", ptxas.display()));
+    let _ = std::fs::remove_file(&out_file);
+    assert!(
+        out.status.success(),
+        "{} -arch=sm_90 --compile-only {} failed:\n{}{}",
+        ptxas.display(),
+        ptx.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{}: assembled (--compile-only)", ptx.display());
 }
 
 #[cfg(test)]

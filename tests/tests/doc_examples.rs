@@ -456,26 +456,10 @@ fn every_gpu_example_builds_with_its_kernels() {
 fn ptxas_accepts_the_gpu_examples() {
     let ptxas = find_ptxas(Arch::Sm90).unwrap_or_else(|e| panic!("{e}"));
     for (ptx, _) in built() {
-        let out_file = std::env::temp_dir().join(format!(
-            "doc-examples-{}-{}.o",
-            std::process::id(),
+        let tag = format!(
+            "doc-examples-{}",
             ptx.file_stem().unwrap().to_string_lossy()
-        ));
-        let out = std::process::Command::new(&ptxas)
-            .args(["-arch=sm_90", "--compile-only", "-o"])
-            .arg(&out_file)
-            .arg(ptx)
-            .output()
-            .unwrap_or_else(|e| panic!("could not run {}: {e}", ptxas.display()));
-        let _ = std::fs::remove_file(&out_file);
-        assert!(
-            out.status.success(),
-            "{} -arch=sm_90 --compile-only {} failed:\n{}{}",
-            ptxas.display(),
-            ptx.display(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
         );
-        println!("{}: assembled (--compile-only)", ptx.display());
+        ptx_sync_testkit::ptx::assert_ptxas_compiles_sm90(&ptxas, ptx, &tag);
     }
 }

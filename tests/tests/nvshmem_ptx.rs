@@ -237,22 +237,5 @@ fn every_function_calls_its_nvshmem_symbol() {
 )]
 fn ptxas_compile_only_accepts_sm_90() {
     let ptxas = find_ptxas(Arch::Sm90).unwrap_or_else(|e| panic!("{e}"));
-    let ptx = ptx_path();
-    let out_file = std::env::temp_dir().join(format!("nvshmem-golden-{}.o", std::process::id()));
-    let out = std::process::Command::new(&ptxas)
-        .args(["-arch=sm_90", "--compile-only", "-o"])
-        .arg(&out_file)
-        .arg(ptx)
-        .output()
-        .unwrap_or_else(|e| panic!("could not run {}: {e}", ptxas.display()));
-    let _ = std::fs::remove_file(&out_file);
-    assert!(
-        out.status.success(),
-        "{} -arch=sm_90 --compile-only {} failed:\n{}{}",
-        ptxas.display(),
-        ptx.display(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    println!("{}: assembled (--compile-only)", ptx.display());
+    ptx_sync_testkit::ptx::assert_ptxas_compiles_sm90(&ptxas, ptx_path(), "nvshmem-golden");
 }
