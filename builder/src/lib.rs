@@ -60,6 +60,7 @@ mod arch;
 mod diagnostics;
 mod error;
 pub mod nvshmem;
+mod ptx_check;
 pub mod toolchain;
 
 pub use arch::{Arch, ParseArchError};
@@ -481,6 +482,14 @@ impl PtxBuilder {
     /// Warnings of its dependencies and rustc's notes about the command line (such as `+ptx84`
     /// being an unstable target feature) are not; a build that fails carries all of cargo's
     /// output in its [`Error::Cargo`].
+    ///
+    /// The PTX itself is checked for one miscompilation no compiler warns of: a store of the
+    /// low bits of a register a float instruction wrote (`(x + y).to_bits() as u32` written to
+    /// memory becomes `st.global.b32 [..], %rd9` straight from the `add.rn.f64`), which ptxas
+    /// and the driver's JIT compiler of CUDA 12.9 and 13.0 compile as a float-to-integer
+    /// conversion instead of keeping the bits. Each such store is a `cargo:warning=` line naming
+    /// the instruction, its function and its line in the PTX, and the fix (store the whole
+    /// value, or pass the bits through `core::hint::black_box` first).
     pub fn build(&self) -> Result<PathBuf, Error> {
         let out_dir = std::env::var_os("OUT_DIR")
             .map(PathBuf::from)
@@ -522,6 +531,18 @@ impl PtxBuilder {
         let built = self.compile_crate(&krate, install.as_ref())?;
         for line in diagnostics::warning_lines(&built.diagnostics, &krate.manifest, &krate.name) {
             println!("{line}");
+        }
+        // The check reads the PTX; a PTX that cannot be read fails at the copy below.
+        if let Ok(text) = std::fs::read_to_string(&built.ptx) {
+            let found = ptx_check::float_narrow_stores(&text);
+            for line in ptx_check::warning_lines(
+                &found,
+                &krate.name,
+                &built.ptx,
+                diagnostics::MAX_FORWARDED,
+            ) {
+                println!("{line}");
+            }
         }
         let cargo_home = std::env::var_os("CARGO_HOME").map(PathBuf::from);
         for dep in &built.deps {

@@ -12,9 +12,14 @@ mod plan;
 use plan::*;
 use ptx_sync::{block, warp};
 
-/// Writes `v`'s two words (low first) at `o`.
+/// Writes `v`'s two words (low first) at `o`. `v` passes through `black_box` first: rustc's
+/// LLVM stores the low word of an `f64`'s bits as `st.b32 [o], %rd` straight from the register
+/// the float add wrote, and ptxas before CUDA 13.5 (12.9 and 13.0 checked) compiles that store
+/// as a float-to-integer conversion (`F2I.U32.F64.TRUNC`) rather than a truncation of the bits,
+/// which wrote the `f64` sums' low words wrong. The builder warns of such stores.
 #[inline(always)]
 unsafe fn wide(o: *mut u32, v: u64) {
+    let v = core::hint::black_box(v);
     o.write_volatile(v as u32);
     o.add(1).write_volatile((v >> 32) as u32);
 }
