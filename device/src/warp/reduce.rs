@@ -309,11 +309,6 @@ impl AddValue for f64 {
 ///     }
 /// });
 /// ```
-///
-/// # Known issue
-///
-/// On an H100 the `f64` sum and scans returned wrong low words in the GPU test (the integer and
-/// `f32` forms were exact): do not rely on the `f64` forms on the GPU until it is fixed.
 #[inline(always)]
 pub fn reduce_add<T: AddValue>(mask: u32, value: T) -> T {
     T::reduce_add(mask, value)
@@ -441,11 +436,6 @@ pub fn reduce_xor<T: BitwiseValue>(mask: u32, value: T) -> T {
 ///     }
 /// });
 /// ```
-///
-/// # Known issue
-///
-/// On an H100 the `f64` sum and scans returned wrong low words in the GPU test (the integer and
-/// `f32` forms were exact): do not rely on the `f64` forms on the GPU until it is fixed.
 #[inline(always)]
 pub fn inclusive_scan_add<T: AddValue>(mask: u32, value: T) -> T {
     let (below, _) = blocks(mask, value, T::ZERO, T::add);
@@ -469,11 +459,6 @@ pub fn inclusive_scan_add<T: AddValue>(mask: u32, value: T) -> T {
 ///     assert_eq!(offset, (0..t.lane).map(|l| l % 3).sum());
 /// });
 /// ```
-///
-/// # Known issue
-///
-/// On an H100 the `f64` sum and scans returned wrong low words in the GPU test (the integer and
-/// `f32` forms were exact): do not rely on the `f64` forms on the GPU until it is fixed.
 #[inline(always)]
 pub fn exclusive_scan_add<T: AddValue>(mask: u32, value: T) -> T {
     blocks(mask, value, T::ZERO, T::add).0
