@@ -1,10 +1,4 @@
-//! `RwLock<T, S, B>`: many readers or one writer, phase-fair, warp-aggregated per lock.
-//!
-//! **Known issue: do not use it in a GPU kernel yet.** On an H100 its write-heavy GPU case
-//! (three writes in four operations, lanes of each warp reading and writing one lock) never
-//! finished and the watchdog stopped it, and so did the write-heavy benchmark; the read-heavy
-//! mixes, the per-warp shapes, per-thread locks and the timed forms passed. Until the cause is
-//! found and fixed, a kernel can hang on it. Host threads (the tests and loom) find no fault.
+//! `RwLock<T, S, B>`: many readers or one writer, phase-fair, every lane on its own.
 //!
 //! Algorithm: Brandenburg and Anderson's phase-fair ticket lock ("PF-T", *Spin-based
 //! reader-writer synchronization for multiprocessor real-time systems*, Real-Time Systems
@@ -37,27 +31,23 @@
 //! exactly when the readers it counted have all left (the counts wrap at 2^30 readers; they
 //! are compared for equality only, and far fewer are ever inside at once).
 //!
-//! **Warp aggregation**, per lock as [`Mutex`](crate::Mutex) does it: the lanes of a warp
-//! that call [`read`](RwLock::read) (or [`write`](RwLock::write)) together are grouped by the
-//! lock they name (`activemask.b32`, `match.any.sync.b64` on the address of its reader word,
-//! or of its ticket word for writers: [`warp::peers`], two keys so that readers and writers
-//! of one lock never share a group).
-//! A read group counts as one reader: its lowest lane arrives for all of them, one
-//! `bar.warp.sync` over the group lets the others in, and the group leaves together (a second
-//! `bar.warp.sync` in the guards' drop, then the lowest lane's departure). A write group is one
-//! writer phase: its lowest lane takes the ticket, the lanes take turns in ascending order
-//! handing over with `bar.warp.sync` over the group (no memory traffic), and the last one
-//! unlocks. Lanes on different locks form different groups and never wait for each other, so
-//! a lock per bucket behaves as 32 independent locks per warp; the try and timed forms are
-//! this lane's alone.
-//!
-//! Why lanes of one warp cannot deadlock on one lock: a read group and a write group of the
-//! same warp (divergent lanes on the same lock) wait on memory, never on a warp barrier that
-//! names the other group's lanes, and since sm_70 every thread has its own program counter
-//! and the scheduler keeps all of them advancing (independent thread scheduling, what the
-//! CUDA Programming Guide calls starvation-free algorithms): the group inside finishes its
-//! critical sections and unlocks while the other spins. The crate refuses to build below
-//! sm_70. The warp barriers only ever name the lanes of one group, which all reached them.
+//! **Every lane for itself, no warp barrier.** Each lane arrives, waits and leaves on its own,
+//! and every wait is a poll of memory: a lane never waits at a warp barrier for another lane.
+//! Readers and writers of one lock in one warp depend on each other through the lock (a reader
+//! waits for the writer phase of a lane beside it, that writer for the reader to leave), and
+//! since sm_70 every thread has its own program counter and the scheduler keeps all of them
+//! advancing (independent thread scheduling, what the CUDA Programming Guide calls
+//! starvation-free algorithms), so lanes that poll memory for one another all get there. A
+//! warp barrier breaks that: lanes that reach one `bar.warp.sync` instruction together wait
+//! there for one another's masks as one (measured on an H100: two lanes whose own mask was
+//! complete waited at the barrier for a third lane's partner, which came 50 us later), so a
+//! reader's group barrier can wait for a lane that polls for a writer whose lanes are stuck at
+//! that barrier. An earlier version aggregated readers and writers per lock as
+//! [`Mutex`](crate::Mutex) does, with such barriers; on an H100 it hung under write-heavy
+//! mixes, every time with one reader between its entry and its departure and the writer
+//! waiting for it. What aggregation saved, ptxas does anyway: the atomics that the converged
+//! lanes of a warp make on one address become one atomic and a prefix sum (`VOTEU.ANY`,
+//! `POPC`, one `ATOM` in the SASS).
 //!
 //! Why this is correct under the PTX memory model:
 //! - Reader entry. The `atom.acquire.add` that finds no writer bits, or the `ld.acquire` that
@@ -71,13 +61,9 @@
 //!   (writer after writer), and `ld.acquire` of `rout` reads the departure count that includes
 //!   every reader the writer counted, each a `red.release.add` observed through the chain of
 //!   adds: every earlier critical section, read or write, is ordered before the writer's.
-//! - Inside a group, `bar.warp.sync` "guarantees memory ordering among threads participating in
-//!   the barrier" (PTX ISA, `bar.warp.sync`), and causality order is transitive: the leader's
-//!   acquire covers the group's lanes, and the releasing lane's release covers every lane's
-//!   critical section before it.
 //!
-//! On the host every thread is a warp of one (what loom checks), except under
-//! `warp::emulation`, where device/tests/rwlock.rs runs the groups with real lanes.
+//! On the host every thread is a lane of its own; device/tests/rwlock.rs also runs the lock
+//! under `warp::emulation`, lanes of one warp reading and writing it at once.
 //!
 //! ```
 //! use ptx_sync::{Gpu, RwLock};
@@ -110,13 +96,12 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`RwLock<T, S, B>`](crate::RwLock), [`RwLockReadGuard`], [`RwLockWriteGuard`]: `read`, `write`, `try_read`, `try_write`, `try_read_for`, `try_read_until`, `try_write_for`, `try_write_until`, `from_ptr`, `DATA_OFFSET`, `data_ptr` | read: `atom.acquire.S.add.u32`, `ld.acquire.S` polling, `red.release.S.add.u32`; write: `atom.relaxed.S.add.u32` (ticket, announcement), `ld.acquire.S` polling, `red.release.S.and.b32` + `red.release.S.add.u32`; per warp `activemask.b32`, `match.any.sync.b64`, `bar.warp.sync` | none in libcu++: a hand-written reader-writer lock on `cuda::atomic_ref` |
+//! | [`RwLock<T, S, B>`](crate::RwLock), [`RwLockReadGuard`], [`RwLockWriteGuard`]: `read`, `write`, `try_read`, `try_write`, `try_read_for`, `try_read_until`, `try_write_for`, `try_write_until`, `from_ptr`, `DATA_OFFSET`, `data_ptr` | read: `atom.acquire.S.add.u32`, `ld.acquire.S` polling, `red.release.S.add.u32`; write: `atom.relaxed.S.add.u32` (ticket, announcement), `ld.acquire.S` polling, `red.release.S.and.b32` + `red.release.S.add.u32` | none in libcu++: a hand-written reader-writer lock on `cuda::atomic_ref` |
 
 use crate::atomic::Atomic;
 use crate::clock::Instant;
 use crate::scope::{Gpu, Scope};
 use crate::wait::{poll_until_deadline, poll_until_for, Backoff, NanoSleep, TimedOut};
-use crate::warp;
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut};
@@ -127,7 +112,7 @@ use core::time::Duration;
 const LOCAL: &core::ffi::CStr =
     c"ptx-sync: RwLock in local memory (a kernel's local variable): put it in shared or global memory\n";
 
-/// One reader (or read group) in `rin` and `rout`.
+/// One reader in `rin` and `rout`.
 const RINC: u32 = 4;
 /// The writer bits of `rin`.
 const WBITS: u32 = 3;
@@ -136,12 +121,10 @@ const PRES: u32 = 2;
 /// The present writer's phase: the parity of its ticket.
 const PHID: u32 = 1;
 
-/// Not yet safe to use in a GPU kernel: see the [module docs](self) (a write-heavy GPU case
-/// hung).
-///
 /// A reader-writer lock protecting a `T`, for threads within scope `S`, waiting with `B`:
 /// any number of readers at once, or one writer. Phase-fair (neither readers nor writers
-/// starve: see the [module docs](self)), warp-aggregated per lock.
+/// starve: see the [module docs](self)); each lane takes and leaves it on its own, so lanes of
+/// one warp may read and write any locks in any order a thread may.
 ///
 /// All-zero bytes are an unlocked lock (with a zeroed `T`), so an `RwLock` in memory the host
 /// zeroed can be used through [`RwLock::from_ptr`].
@@ -151,14 +134,11 @@ const PHID: u32 = 1;
 /// the data at [`RwLock::DATA_OFFSET`] (16 for a `T` aligned to at most 16). Padding is
 /// opt-in with [`CachePadded`](crate::CachePadded), as for `Mutex`.
 ///
-/// The lanes of a warp may use the same lock or different ones: lanes are aggregated only
-/// with the lanes that call the same method on the same lock at the same time. Inside a
-/// write critical section, do not use warp-collective operations: the group's other lanes may
-/// be waiting for their turn. Every lane of a group must drop its guard (the group leaves
-/// together), and a lane that holds guards of several locks drops them in the same order as
-/// the other lanes of its groups (as nested scopes do). Taking the same lock again while
-/// holding it deadlocks, as with std's `RwLock`: a write inside a read or a write, and a read
-/// inside a read once a writer waits (phase fairness makes the second read wait for it).
+/// Inside a critical section, a warp-collective operation over lanes that may be waiting for
+/// this lock (`bar.warp.sync`, a shuffle or vote with their mask) deadlocks: they are polling
+/// for the lock, not at the collective. Taking the same lock again while holding it deadlocks,
+/// as with std's `RwLock`: a write inside a read or a write, and a read inside a read once a
+/// writer waits (phase fairness makes the second read wait for it).
 ///
 /// Where it lives: shared or global memory (or mapped host memory for `Sys`), never a
 /// kernel's local variable: that is `.local` memory, private to one thread, where the PTX ISA
@@ -196,12 +176,7 @@ unsafe impl<T: Send + Sync, S: Scope, B: Backoff> Sync for RwLock<T, S, B> {}
 #[must_use = "the lock is released when the guard is dropped"]
 pub struct RwLockReadGuard<'a, T, S: Scope, B: Backoff> {
     lock: &'a RwLock<T, S, B>,
-    /// The lanes of this warp that entered `read` together on this lock and leave together
-    /// (this lane alone for the try and timed forms).
-    mask: u32,
-    lane: u32,
-    /// Not `Send` (std's guards are not either): `drop` waits with the lanes in `mask`, so it
-    /// must run on the thread that locked.
+    /// Not `Send`, as std's guards are not.
     not_send: PhantomData<*const ()>,
 }
 
@@ -213,11 +188,7 @@ unsafe impl<T: Sync, S: Scope, B: Backoff> Sync for RwLockReadGuard<'_, T, S, B>
 #[must_use = "the lock is released when the guard is dropped"]
 pub struct RwLockWriteGuard<'a, T, S: Scope, B: Backoff> {
     lock: &'a RwLock<T, S, B>,
-    /// The lanes of this warp that entered `write` together on this lock and take turns (this
-    /// lane alone for the try and timed forms).
-    mask: u32,
-    lane: u32,
-    /// Not `Send`: `drop` hands over to, or waits with, the lanes in `mask`.
+    /// Not `Send`, as std's guards are not.
     not_send: PhantomData<*const ()>,
 }
 
@@ -290,11 +261,9 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     /// Takes a shared hold, waiting as long as a writer is present (at most one writer phase:
     /// writers that arrive later wait for this reader).
     ///
-    /// PTX: `activemask.b32` and `match.any.sync.b64` (the lanes reading this lock); the
-    /// group's lowest lane (or a lane alone) arrives with `atom.acquire.<scope>.add.u32` and,
-    /// if a writer is present, polls `ld.acquire.<scope>.b32` with `B`'s pauses
-    /// (`nanosleep.u32` for the default); `bar.warp.sync` lets the group in. The guards' drop:
-    /// `bar.warp.sync` over the group, then `red.release.<scope>.add.u32` by its lowest lane.
+    /// PTX: `atom.acquire.<scope>.add.u32` (the arrival) and, if a writer is present,
+    /// `ld.acquire.<scope>.b32` polls with `B`'s pauses (`nanosleep.u32` for the default). The
+    /// guard's drop: `red.release.<scope>.add.u32`.
     ///
     /// ```
     /// use ptx_sync::{Gpu, RwLock};
@@ -315,31 +284,17 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     #[inline(always)]
     pub fn read(&self) -> RwLockReadGuard<'_, T, S, B> {
         crate::debug_check_not_local(self, LOCAL);
-        // The lanes reading this same lock now, grouped by the word readers arrive at (not
-        // by the lock's address: see `write`); lanes on other locks are not waited for.
-        let mask = warp::peers(&self.rin);
-        let lane = warp::lane();
-        if mask == 1 << lane {
-            self.read_acquire();
-        } else {
-            if lane == mask.trailing_zeros() {
-                self.read_acquire();
-            }
-            // The leader's acquire, passed on to the group.
-            warp::sync(mask);
-        }
-        self.read_guard(mask, lane)
+        self.read_acquire();
+        self.read_guard()
     }
 
     /// Takes the exclusive hold, waiting for the writers ahead of it (FIFO) and for the
     /// readers inside when it announced itself; readers that arrive after that wait for it.
     ///
-    /// PTX: `activemask.b32` and `match.any.sync.b64` (the lanes writing this lock); the
-    /// group's lowest lane takes a ticket (`atom.relaxed.<scope>.add.u32`), polls
-    /// `ld.acquire.<scope>.b32` until it is served, announces itself (`atom.relaxed.<scope>.add.u32`)
-    /// and polls `ld.acquire.<scope>.b32` until the readers it counted have left, with `B`'s
-    /// pauses (`nanosleep.u32` for the default); the lanes take turns with `bar.warp.sync`,
-    /// and the last one's guard unlocks with `red.release.<scope>.and.b32` and
+    /// PTX: a ticket (`atom.relaxed.<scope>.add.u32`), `ld.acquire.<scope>.b32` polls until it
+    /// is served, the announcement (`atom.relaxed.<scope>.add.u32`) and `ld.acquire.<scope>.b32`
+    /// polls until the readers it counted have left, with `B`'s pauses (`nanosleep.u32` for the
+    /// default). The guard's drop unlocks with `red.release.<scope>.and.b32` and
     /// `red.release.<scope>.add.u32`.
     ///
     /// ```
@@ -367,35 +322,12 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     #[inline(always)]
     pub fn write(&self) -> RwLockWriteGuard<'_, T, S, B> {
         crate::debug_check_not_local(self, LOCAL);
-        // The lanes writing this same lock now, grouped by the ticket word (`read` groups by
-        // another word): should the compiler ever compute the active mask once for a `read`
-        // and a `write` in the two arms of a branch, their `match.any` still tells readers
-        // from writers.
-        let mask = warp::peers(&self.win);
-        let lane = warp::lane();
-        if mask == 1 << lane {
-            self.write_acquire();
-            return self.write_guard(1 << lane, lane);
-        }
-        if lane == mask.trailing_zeros() {
-            self.write_acquire();
-        }
-        // Lanes take turns in ascending order, as in `Mutex::lock`: each holder ends its turn
-        // with a warp barrier over itself and every later lane of the group (in `drop`); wait
-        // through one such barrier for each earlier lane. The leader's is the first, so no
-        // lane enters before the leader holds the lock.
-        let mut earlier = mask & ((1u64 << lane) - 1) as u32;
-        while earlier != 0 {
-            let holder = earlier.trailing_zeros();
-            warp::sync(mask & (u32::MAX << holder));
-            earlier &= earlier - 1;
-        }
-        self.write_guard(mask, lane)
+        self.write_acquire();
+        self.write_guard()
     }
 
     /// Takes a shared hold if no writer is present now; never waits (a compare-and-swap that
-    /// loses to another reader's arrival is retried while no writer is present). Not
-    /// warp-aggregated: the guard is this lane's alone.
+    /// loses to another reader's arrival is retried while no writer is present).
     ///
     /// PTX: `ld.relaxed.<scope>.b32`, then `atom.acquire.<scope>.cas.b32` while the writer
     /// bits are clear; the guard's drop `red.release.<scope>.add.u32`.
@@ -420,13 +352,11 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     #[inline(always)]
     pub fn try_read(&self) -> Option<RwLockReadGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);
-        let lane = warp::lane();
-        self.try_take_read()
-            .then(|| self.read_guard(1 << lane, lane))
+        self.try_take_read().then(|| self.read_guard())
     }
 
     /// Takes the exclusive hold if no reader or writer holds it or waits for it now; never
-    /// waits. Not warp-aggregated: the guard is this lane's alone.
+    /// waits.
     ///
     /// PTX: `ld.acquire.<scope>.b32` (tickets served, readers gone) and `ld.relaxed.<scope>.b32`
     /// (readers arrived), then `atom.relaxed.<scope>.cas.b32` of the ticket and of the writer
@@ -456,17 +386,15 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     #[inline(always)]
     pub fn try_write(&self) -> Option<RwLockWriteGuard<'_, T, S, B>> {
         crate::debug_check_not_local(self, LOCAL);
-        let lane = warp::lane();
-        self.try_take_write()
-            .then(|| self.write_guard(1 << lane, lane))
+        self.try_take_write().then(|| self.write_guard())
     }
 
     /// Takes a shared hold if the writer present (if any) leaves before `timeout` has passed
     /// since the first attempt failed; `None` if not. A zero timeout is one attempt. The
     /// reader queues like [`read`](Self::read)'s (the next writer waits for it); on timeout it
     /// withdraws its arrival, which is safe exactly while the writer it waited for is still
-    /// present (no later writer has counted it: a compare-and-swap checks the bits). Not
-    /// warp-aggregated. On the host, time is the virtual [`clock`](crate::clock).
+    /// present (no later writer has counted it: a compare-and-swap checks the bits). On the
+    /// host, time is the virtual [`clock`](crate::clock).
     ///
     /// PTX: `atom.acquire.<scope>.add.u32`, then `ld.acquire.<scope>.b32` polls with `B`'s
     /// pauses and `mov.u64 %rd, %globaltimer;` after each failed one; on timeout
@@ -522,8 +450,7 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     /// (so it can lose to a steady stream of [`write`](Self::write) callers, which queue);
     /// once it has one, it announces itself like `write` (new readers wait for it) and waits
     /// for the readers inside; on timeout it leaves as an unlock does, having written nothing.
-    /// A zero timeout is one attempt. Not warp-aggregated. On the host, time is the virtual
-    /// [`clock`](crate::clock).
+    /// A zero timeout is one attempt. On the host, time is the virtual [`clock`](crate::clock).
     ///
     /// PTX: `ld.acquire.<scope>.b32` and `atom.relaxed.<scope>.cas.b32` (the ticket),
     /// `atom.relaxed.<scope>.add.u32` (the announcement), `ld.acquire.<scope>.b32` polls,
@@ -735,15 +662,14 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
         r: Result<(), TimedOut>,
         seen: Option<u32>,
     ) -> Option<RwLockReadGuard<'_, T, S, B>> {
-        let lane = warp::lane();
         match (r, seen) {
-            (Ok(()), _) => Some(self.read_guard(1 << lane, lane)),
+            (Ok(()), _) => Some(self.read_guard()),
             (Err(TimedOut), Some(w)) => {
                 let mut v = self.rin.load(Acquire);
                 loop {
                     if v & WBITS != w {
                         // Acquire (the load or the failed CAS): the writer's release.
-                        return Some(self.read_guard(1 << lane, lane));
+                        return Some(self.read_guard());
                     }
                     // While the writer this reader waits for is present, no later writer has
                     // counted this reader yet, and the present one never did: the arrival can
@@ -787,9 +713,8 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
         r: Result<(), TimedOut>,
         counted: Option<u32>,
     ) -> Option<RwLockWriteGuard<'_, T, S, B>> {
-        let lane = warp::lane();
         match r {
-            Ok(()) => Some(self.write_guard(1 << lane, lane)),
+            Ok(()) => Some(self.write_guard()),
             Err(TimedOut) => {
                 if counted.is_some() {
                     self.write_release();
@@ -800,21 +725,17 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     }
 
     #[inline(always)]
-    fn read_guard(&self, mask: u32, lane: u32) -> RwLockReadGuard<'_, T, S, B> {
+    fn read_guard(&self) -> RwLockReadGuard<'_, T, S, B> {
         RwLockReadGuard {
             lock: self,
-            mask,
-            lane,
             not_send: PhantomData,
         }
     }
 
     #[inline(always)]
-    fn write_guard(&self, mask: u32, lane: u32) -> RwLockWriteGuard<'_, T, S, B> {
+    fn write_guard(&self) -> RwLockWriteGuard<'_, T, S, B> {
         RwLockWriteGuard {
             lock: self,
-            mask,
-            lane,
             not_send: PhantomData,
         }
     }
@@ -823,32 +744,15 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
 impl<T, S: Scope, B: Backoff> Drop for RwLockReadGuard<'_, T, S, B> {
     #[inline(always)]
     fn drop(&mut self) {
-        if self.mask != 1 << self.lane {
-            // Every lane of the group has finished reading before the departure below.
-            warp::sync(self.mask);
-        }
-        if self.lane == self.mask.trailing_zeros() {
-            // Release: the group's reads are ordered before the writer that counts it.
-            self.lock.rout.red_add(RINC, Release);
-        }
+        // Release: this reader's reads are ordered before the writer that counts it.
+        self.lock.rout.red_add(RINC, Release);
     }
 }
 
 impl<T, S: Scope, B: Backoff> Drop for RwLockWriteGuard<'_, T, S, B> {
     #[inline(always)]
     fn drop(&mut self) {
-        // This lane and the lanes after it that entered `write` with it.
-        let rest = self.mask & (u32::MAX << self.lane);
-        if rest != 1 << self.lane {
-            // Hand over: the later lanes are waiting at this same barrier.
-            warp::sync(rest);
-        } else {
-            self.lock.write_release();
-        }
-        // Leave together, as `MutexGuard` does: the group reaches its next `write` converged.
-        if self.mask != 1 << self.lane {
-            warp::sync(self.mask);
-        }
+        self.lock.write_release();
     }
 }
 

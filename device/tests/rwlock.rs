@@ -593,7 +593,7 @@ type Pair = RwLock<(u64, u64), Gpu>;
 /// Every shape x every mix: per lock, the plain write counter ends at exactly its writes,
 /// the reads are all counted, no reader ever sees a writer inside (or half a write), no
 /// writer ever sees anyone else inside, and the words balance. A shape whose readers share
-/// a lock must show two readers inside at once somewhere (the read group enters together).
+/// a lock must show two readers inside at once somewhere (lanes of one warp read together).
 #[test]
 fn every_calling_shape_and_mix_counts_exactly_with_exclusive_writers() {
     for shape in shapes() {
@@ -616,7 +616,7 @@ fn every_calling_shape_and_mix_counts_exactly_with_exclusive_writers() {
                     if mix.writes(t, it) {
                         converged(mask, || {
                             let mut g = l[k].write();
-                            // Inside, this lane runs alone (its group's others wait their turn).
+                            // Inside, this lane runs alone (the other writers poll for the lock).
                             converged(1 << t.lane, || {
                                 enter(&st[k], true, &m);
                                 let v = g.0;
@@ -662,15 +662,15 @@ fn every_calling_shape_and_mix_counts_exactly_with_exclusive_writers() {
             if matches!(mix, Mix::AllRead) && shape.name == "one lock" {
                 assert!(
                     most.load(Relaxed) >= 2,
-                    "{what}: a read group never had two lanes inside"
+                    "{what}: never two readers inside at once"
                 );
             }
         }
     }
 }
 
-/// Nested: lane `l` reads `outer[l % 2]` and, inside, writes `inner[l % 3]` (the read group's
-/// lanes group again by inner lock and take turns there), in a fixed order across lanes.
+/// Nested: lane `l` reads `outer[l % 2]` and, inside, writes `inner[l % 3]` (lanes that read
+/// one lock together queue for the write), in a fixed order across lanes.
 #[test]
 fn nested_read_then_write_counts_exactly() {
     const THREADS: u32 = 64;

@@ -613,67 +613,50 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
             "st.release.S.b32",
         ]),
         // The reader-writer lock (device/src/rwlock.rs, phase-fair tickets over four words),
-        // warp-aggregated per lock. A reader (group) arrives with `atom.acquire.add`, polls the
-        // writer bits with `ld.acquire` while a writer is present, enters its group with a warp
-        // barrier, and leaves with `red.release.add` on the departures. (The data is the
-        // kernel's own `.global` traffic here: `p` is a parameter.)
-        "rwlock_read" => [
-            &warp[..],
-            &[
-                "atom.acquire.S.add.u32",
-                "ld.acquire.S.b32",
-                "nanosleep.u32",
-                "red.release.S.add.u32",
-            ],
-        ]
-        .concat(),
-        // A writer (group) takes a ticket and announces itself with relaxed adds, polls the
-        // tickets served and the departures with `ld.acquire`, takes turns within the group,
-        // and leaves with `red.release.and` (its bits) and `red.release.add` (the next ticket).
-        "rwlock_write" => [
-            &warp[..],
-            &[
-                "atom.relaxed.S.add.u32",
-                "ld.acquire.S.b32",
-                "nanosleep.u32",
-                "red.release.S.and.b32",
-                "red.release.S.add.u32",
-            ],
-        ]
-        .concat(),
-        // Not aggregated: an arrival by CAS while no writer bits (a relaxed look first). The
-        // guard's drop keeps its group barrier in the text (the compiler does not see that the
-        // group is this lane alone), never executed for it, as for `Mutex`'s timed forms.
+        // every lane on its own, no warp instruction. A reader arrives with `atom.acquire.add`,
+        // polls the writer bits with `ld.acquire` while a writer is present, and leaves with
+        // `red.release.add` on the departures. (The data is the kernel's own `.global` traffic
+        // here: `p` is a parameter.)
+        "rwlock_read" => vec![
+            "atom.acquire.S.add.u32",
+            "ld.acquire.S.b32",
+            "nanosleep.u32",
+            "red.release.S.add.u32",
+        ],
+        // A writer takes a ticket and announces itself with relaxed adds, polls the tickets
+        // served and the departures with `ld.acquire`, and leaves with `red.release.and` (its
+        // bits) and `red.release.add` (the next ticket).
+        "rwlock_write" => vec![
+            "atom.relaxed.S.add.u32",
+            "ld.acquire.S.b32",
+            "nanosleep.u32",
+            "red.release.S.and.b32",
+            "red.release.S.add.u32",
+        ],
+        // An arrival by CAS while no writer bits (a relaxed look first); the guard's departure.
         "rwlock_try_read" => vec![
             "ld.relaxed.S.b32",
             "atom.acquire.S.cas.b32",
-            "mov.u32 %laneid",
             "red.release.S.add.u32",
-            "bar.warp.sync",
         ],
         // The served ticket and departures (acquire), the arrivals (relaxed), a CAS for the
         // ticket and one for the bits; on a lost race the empty phase (a relaxed add, then
-        // the unlock's two releasing reductions), which the guard's drop also emits (with its
-        // group barrier in the text, as for `rwlock_try_read`).
+        // the unlock's two releasing reductions), which the guard's drop also emits.
         "rwlock_try_write" => vec![
-            "bar.warp.sync",
             "ld.acquire.S.b32",
             "ld.relaxed.S.b32",
             "atom.relaxed.S.cas.b32",
             "atom.relaxed.S.add.u32",
             "red.release.S.and.b32",
             "red.release.S.add.u32",
-            "mov.u32 %laneid",
         ],
         // The blocking arrival, polls, and on timeout the withdrawal by CAS; the guard's
-        // departure. As for `Mutex`'s timed forms, the drop's warp barrier stays in the text.
+        // departure.
         "rwlock_try_read_for" | "rwlock_try_read_until" => timed(&[
             "atom.acquire.S.add.u32",
             "ld.acquire.S.b32",
             "atom.acquire.S.cas.b32",
             "red.release.S.add.u32",
-            "mov.u32 %laneid",
-            "bar.warp.sync",
         ]),
         // A ticket only when none is queued (load, CAS), the announcement (relaxed add), polls
         // of the departures; the unlock (or giving up) releases both words.
@@ -683,8 +666,6 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
             "atom.relaxed.S.add.u32",
             "red.release.S.and.b32",
             "red.release.S.add.u32",
-            "mov.u32 %laneid",
-            "bar.warp.sync",
         ]),
         // The turn queue (device/src/queue.rs): 64-bit tickets by `atom.relaxed.add` (per warp
         // group one add, handed out by shuffle), the slot's turn polled with `ld.acquire`, the

@@ -72,7 +72,7 @@ struct Words {
     writers: u32,
     /// Writer phases so far (tickets served).
     phases: u32,
-    /// Reader arrivals so far (groups: one per warp group).
+    /// Reader arrivals so far (one per read: every lane arrives on its own).
     arrivals: u32,
 }
 
@@ -198,12 +198,17 @@ fn mix(ctx: &Ctx, writes_in_16: u32) -> Result<String> {
             want_w,
             want_r,
         );
+        // Every lane arrives on its own: one writer phase per write, one arrival per read.
+        if words.phases as u64 != want_w || words.arrivals as u64 != want_r {
+            wrong.push(format!(
+                "{shape}: {} writer phases and {} reader arrivals (expected {want_w} and {want_r}: one per write and per read)",
+                words.phases, words.arrivals
+            ));
+        }
         parts.push(format!(
-            "{shape} x {iters}: {} writes in {} writer phases, {} reads in {} read groups, most readers at once {}, {:.1} ms",
+            "{shape} x {iters}: {} writes in as many writer phases, {} reads in as many arrivals, most readers at once {}, {:.1} ms",
             n(want_w),
-            n(words.phases),
             n(want_r),
-            n(words.arrivals),
             counters[MOST],
             took.as_secs_f64() * 1e3
         ));
