@@ -231,7 +231,7 @@ pub fn markdown(meta: &[(&str, String)], rows: &[Row], sass: &str) -> String {
          same stream of the same context; each launch is timed with CUDA events around the kernel and\n\
          checked (a wrong result is FAIL, not a time). Cells: median time per unit of work, with the\n\
          p10-p90 spread as a percentage of the median. R/C: Rust median / C++ median (lower is better\n\
-         for Rust). Targets are the issue's: atomics 1.00, mutex at 132x256 at most 0.5, grid barrier\n\
+         for Rust). Targets: atomics 1.00, mutex at 132x256 at most 0.5, grid barrier\n\
          (`grid_sync` rows) at most 0.75, everything else at most 1.0 (a 2% noise allowance is applied).\n\n",
     );
     o.push_str(&format!("![R/C per row]({SVG_NAME})\n\n"));
