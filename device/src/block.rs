@@ -32,7 +32,8 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`block::sync`](sync) (host: a barrier of the block's threads under `index::run_grid`, else nothing to wait for) | `barrier.sync 0` | `__syncthreads()` |
+//! | [`block::sync`](sync) (host: a barrier of the block's threads under `index::run_grid`, else nothing to wait for) | `barrier.sync 0` | `__syncthreads()` (which is aligned) |
+//! | [`block::sync_aligned`](sync_aligned) (`unsafe`: each warp converged at the call) | `bar.sync 0` | `__syncthreads()` |
 //! | `block::dynamic_shared_memory` (GPU only) | `cvta.shared.u64` of an `.extern .shared` array | `extern __shared__` |
 //! | `block::{thread_rank, rank, count, thread_x/y/z, dim_x/y/z, index_x/y/z, grid_x/y/z}` ([`index`](crate::index)'s) | `mov.u32` of `%tid`, `%ntid`, `%ctaid`, `%nctaid` | `threadIdx`, `blockDim`, `blockIdx`, `gridDim` |
 
@@ -63,6 +64,7 @@ core::arch::global_asm!(".extern .shared .align 16 .b8 ptx_sync_dynamic_smem[];"
 /// transformation.
 ///
 /// Every thread of the block must call it (the same number of times); otherwise the block hangs.
+/// Where every warp reaches the call converged, [`sync_aligned`] is faster.
 ///
 /// On the host, under [`index::run_grid`](crate::index::run_grid) (feature `warp-emulation`):
 /// a barrier of the block's `std` threads (a mutex and a condition variable, which order the
@@ -75,6 +77,41 @@ pub fn sync() {
     // SAFETY: a barrier has no operands; it is not `nomem`, so it is also a compiler barrier.
     unsafe {
         core::arch::asm!("barrier.sync 0;", options(nostack))
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    crate::index::host::block_sync()
+}
+
+/// [`sync`] in its aligned form, CUDA's `__syncthreads()`: faster, and only for a call that
+/// the threads of each warp reach together.
+///
+/// PTX: `bar.sync 0;` (`barrier.sync.aligned 0`), through core's `_syncthreads`, a call of
+/// LLVM's `llvm.nvvm.barrier.cta.sync.aligned.all`. `.aligned` lets the hardware treat the
+/// warp as one arrival; it requires every thread of a warp to execute the same barrier
+/// instruction (PTX ISA, `barrier`). LLVM treats that intrinsic as `convergent`: no
+/// optimization makes the call depend on a condition it did not depend on (it is not copied
+/// into the two arms of a branch), so a call that the warps reach converged in the source
+/// stays so in the PTX. rustc's own MIR jump threading, which knows nothing of convergence,
+/// could copy it before LLVM does (rust-lang/rust#137086); it is off for GPU targets from
+/// rustc 1.99, and [ptx-sync-build](https://docs.rs/ptx-sync-build) turns it off for older
+/// ones. What it saves is measured in bench/NOTES.md.
+///
+/// On the host: as [`sync`].
+///
+/// # Safety
+///
+/// Every thread of the block calls it (the same number of times), and the threads of each
+/// warp reach each call together: not from inside a branch, loop or early return on which the
+/// lanes of a warp can disagree. A warp that arrives split is undefined behavior in the PTX
+/// ISA (in practice a hang or a barrier that lets threads through early). Where that cannot
+/// be promised, use [`sync`]. With a rustc older than 1.99, the kernel crate is built with
+/// `-Zmir-enable-passes=-JumpThreading` (what ptx-sync-build passes).
+#[inline(always)]
+pub unsafe fn sync_aligned() {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: the caller's contract (every thread, each warp converged at this call).
+    unsafe {
+        core::arch::nvptx::_syncthreads()
     }
     #[cfg(not(target_arch = "nvptx64"))]
     crate::index::host::block_sync()

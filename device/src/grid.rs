@@ -61,7 +61,7 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | `GridBarrier<B>` (GPU only, cooperative launch): `from_ptr`, `sync` | `barrier.sync 0`, `atom.acq_rel.gpu.add.u32` (the completing block skips its poll), `ld.acquire.gpu` polling, `barrier.sync 0` | `cooperative_groups::this_grid().sync()` |
+//! | `GridBarrier<B>` (GPU only, cooperative launch): `from_ptr`, `sync`, `sync_aligned` | `barrier.sync 0` (`sync_aligned`: `bar.sync 0`), `atom.acq_rel.gpu.add.u32` (the completing block skips its poll), `ld.acquire.gpu` polling, `barrier.sync 0` (`bar.sync 0`) | `cooperative_groups::this_grid().sync()` (aligned, as `sync_aligned`) |
 
 use crate::atomic::Atomic;
 use crate::block;
@@ -170,7 +170,31 @@ impl<B: Backoff> GridBarrier<B> {
     /// ```
     #[inline(always)]
     pub fn sync(&self) {
-        block::sync();
+        self.sync_between(block::sync);
+    }
+
+    /// [`sync`](Self::sync) with the aligned block barrier ([`block::sync_aligned`], `bar.sync
+    /// 0`), as cooperative groups' `grid.sync()` has: faster (bench/NOTES.md), and only for a
+    /// call that the threads of each warp reach together.
+    ///
+    /// PTX: as [`sync`](Self::sync), with `bar.sync 0` for `barrier.sync 0`.
+    ///
+    /// # Safety
+    ///
+    /// As [`block::sync_aligned`]: every thread of the grid calls it (the same number of
+    /// times), and the threads of each warp reach each call together, not from inside a branch,
+    /// loop or early return on which the lanes of a warp can disagree. Where that cannot be
+    /// promised, use [`sync`](Self::sync).
+    #[inline(always)]
+    pub unsafe fn sync_aligned(&self) {
+        // SAFETY: the caller's contract.
+        self.sync_between(|| unsafe { block::sync_aligned() });
+    }
+
+    /// The arrival and wait of thread 0 of each block, between two calls of `block_sync`.
+    #[inline(always)]
+    fn sync_between(&self, block_sync: impl Fn()) {
+        block_sync();
         if block::thread_rank() == 0 {
             let add = if block::rank() == 0 {
                 FLIP - (block::count() - 1)
@@ -186,7 +210,7 @@ impl<B: Backoff> GridBarrier<B> {
                 });
             }
         }
-        block::sync();
+        block_sync();
     }
 }
 

@@ -128,7 +128,7 @@
 //! | `cluster` (sm_90, GPU only) | cluster barrier and ranks, distributed shared memory | `this_cluster()` |
 //! | `bulk` (sm_90, GPU only) | bulk copies that complete on a `BlockBarrier` | `cuda::memcpy_async` |
 //! | [`index`] | thread, block and grid indices and sizes (x, y, z), ranks, the grid-stride loop, warps in the block; `index::run_grid` (feature `warp-emulation`, host only): a whole launch as `std` threads, so kernels run in `cargo test` ([kernels you can test on the host](index#kernels-you-can-test-on-the-host)) | `threadIdx`, `blockIdx`, `blockDim`, `gridDim`, `<<<grid, block>>>` |
-//! | [`block`] | [`block::sync`] (on the host under `run_grid` too), the indices under their short names, dynamic shared memory (GPU only) | `__syncthreads()`, `extern __shared__` |
+//! | [`block`] | [`block::sync`] (on the host under `run_grid` too) and the faster `unsafe` [`block::sync_aligned`] for converged warps, the indices under their short names, dynamic shared memory (GPU only) | `__syncthreads()`, `extern __shared__` |
 //! | [`warp`] | votes, shuffles, `match`, `sync`, leaders; `warp::emulation` (feature `warp-emulation`, host only): real warps of `std` threads for tests | `__shfl_sync`, `__ballot_sync`... |
 //! | [`shared`](mod@shared), [`shared_static`] | [`shared!`] statics, `.shared` pointers | `__shared__` |
 //! | [`volatile`] | volatile and MMIO loads and stores | `volatile`, `ld.mmio` |
@@ -150,7 +150,7 @@
 //!
 //! | CUDA C++ | ptx-sync |
 //! |----------|----------|
-//! | `__syncthreads()` | `block::sync()` (`barrier.sync 0`: the non-`.aligned` form, safe where rustc duplicates it into divergent branches) |
+//! | `__syncthreads()` | `block::sync()` (`barrier.sync 0`: the non-`.aligned` form, correct even where the lanes of a warp arrive apart), or `unsafe { block::sync_aligned() }` (`bar.sync 0`, as `__syncthreads()`: every warp converged at the call) |
 //! | `__syncwarp(mask)`, `__syncwarp()` | [`warp::sync(mask)`](warp::sync), `warp::sync(u32::MAX)` |
 //! | `__activemask()`, `__match_any_sync(mask, v)` | [`warp::active_mask()`](warp::active_mask), [`warp::match_any(mask, v)`](warp::match_any) |
 //! | `__ballot_sync(mask, p)`, `__any_sync`, `__all_sync`, `__uni_sync` | [`warp::ballot(mask, p)`](warp::ballot), [`warp::any`], [`warp::all`], [`warp::uni`] |
@@ -179,6 +179,8 @@
 //! | a launch `<<<grid, block>>>` in a host test | `index::run_grid(grid, block, \|\| body())` (feature `warp-emulation`): see [kernels you can test on the host](index#kernels-you-can-test-on-the-host) |
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
+// `block::sync_aligned`: core's `_syncthreads`, a call of LLVM's convergent barrier intrinsic.
+#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx))]
 // `shared!` expands `global_asm!`/`asm!` in the user's crate, which then needs no
 // `asm_experimental_arch` of its own (device/src/shared_static.rs).
 #![cfg_attr(target_arch = "nvptx64", feature(allow_internal_unstable))]

@@ -224,6 +224,8 @@ fn main() {
                     "bulk_fence_proxy_async" => "ptx_sync::bulk::fence_proxy_async();",
                     "dynamic_shared_memory" => "*out = ptx_sync::block::dynamic_shared_memory() as usize as u32;",
                     "grid_sync" => "GridBarrier::<ptx_sync::Spin>::from_ptr(p).sync();",
+                    "grid_sync_aligned" => "GridBarrier::<ptx_sync::Spin>::from_ptr(p).sync_aligned();",
+                    "block_sync_aligned" => "ptx_sync::block::sync_aligned();",
                     "cluster_sync" => "ptx_sync::cluster::sync();",
                     "cluster_arrive_relaxed" => "ptx_sync::cluster::arrive_relaxed();",
                     "cluster_map_shared" => "*out = ptx_sync::cluster::map_shared(p, *v) as usize as u32;",

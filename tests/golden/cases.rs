@@ -308,6 +308,9 @@ pub const OPS: &[Op] = &[
     Op { name: "bulk_fence_proxy_async", kind: Kind::Block, types: NONE },
     Op { name: "dynamic_shared_memory", kind: Kind::Block, types: NONE },
     Op { name: "grid_sync", kind: Kind::Block, types: NONE },
+    // The aligned forms (`bar.sync 0`): device/src/block.rs `sync_aligned`, grid.rs.
+    Op { name: "grid_sync_aligned", kind: Kind::Block, types: NONE },
+    Op { name: "block_sync_aligned", kind: Kind::Block, types: NONE },
     Op { name: "cluster_sync", kind: Kind::Block, types: NONE },
     Op { name: "cluster_arrive_relaxed", kind: Kind::Block, types: NONE },
     Op { name: "cluster_map_shared", kind: Kind::Block, types: NONE },

@@ -150,6 +150,25 @@ pub unsafe extern "ptx-kernel" fn grid_barrier_exchange(
     stats: *mut u64,
 ) {
     let grid = GridBarrier::<ptx_sync::Spin>::from_ptr(bar);
+    grid_exchange(rounds, slots, stats, || grid.sync());
+}
+
+/// `grid_barrier_exchange` through `GridBarrier::sync_aligned` (`bar.sync`): every warp
+/// reaches the call converged.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn grid_barrier_exchange_aligned(
+    bar: *mut u32,
+    rounds: u32,
+    slots: *mut u32,
+    stats: *mut u64,
+) {
+    let grid = GridBarrier::<ptx_sync::Spin>::from_ptr(bar);
+    grid_exchange(rounds, slots, stats, || grid.sync_aligned());
+}
+
+/// The exchange of `grid_barrier_exchange`, with `sync` for the grid barrier.
+#[inline(always)]
+unsafe fn grid_exchange(rounds: u32, slots: *mut u32, stats: *mut u64, sync: impl Fn()) {
     let (t, threads) = (block::thread_rank(), block::dim_x());
     let (b, blocks) = (block::rank(), block::count());
     let n = (blocks * threads) as usize;
@@ -157,7 +176,7 @@ pub unsafe extern "ptx-kernel" fn grid_barrier_exchange(
     for r in 0..rounds {
         let buf = slots.add((r & 1) as usize * n);
         *buf.add((b * threads + t) as usize) = r + 1;
-        grid.sync();
+        sync();
         phases += 1;
         errors += stale(buf, ((b + 1) % blocks) * threads + t, r);
         checks += 1;

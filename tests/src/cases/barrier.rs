@@ -1,8 +1,8 @@
 //! Block and grid barriers, each checked by a double-buffered neighbour exchange (every
 //! participant writes its slot of phase i, passes the barrier, and reads its neighbour's slot,
 //! which must hold phase i's value): `BlockBarrier` (mbarrier) and `Barrier<Cta>` in shared
-//! memory, with split arrive/wait, completion steps and `arrive_and_drop`; `GridBarrier` and
-//! `Barrier<Gpu>` over cooperative launches, 100,000 phases each.
+//! memory, with split arrive/wait, completion steps and `arrive_and_drop`; `GridBarrier` (`sync`
+//! and `sync_aligned`) and `Barrier<Gpu>` over cooperative launches, 100,000 phases each.
 
 use crate::{skip, Ctx, GpuTest};
 use ptx_sync::barrier::init_word;
@@ -135,7 +135,16 @@ fn grid_stats(ctx: &Ctx, stats: &CudaSlice<u64>, blocks: u32) -> Result<Stats> {
 }
 
 fn grid_barrier(ctx: &Ctx) -> Result<String> {
-    let kernel = ctx.kernel("grid_barrier_exchange")?;
+    grid_barrier_through(ctx, "grid_barrier_exchange")
+}
+
+/// `grid_barrier` through `GridBarrier::sync_aligned`.
+fn grid_barrier_aligned(ctx: &Ctx) -> Result<String> {
+    grid_barrier_through(ctx, "grid_barrier_exchange_aligned")
+}
+
+fn grid_barrier_through(ctx: &Ctx, name: &str) -> Result<String> {
+    let kernel = ctx.kernel(name)?;
     // As many blocks as can be resident at once: the largest grid the barrier supports.
     let limit = ctx.gpu.cooperative_limit(&kernel, GRID_THREADS, 0)?;
     let blocks = limit.max_blocks;
@@ -211,6 +220,7 @@ pub fn tests() -> Vec<GpuTest> {
         "barrier_block_mbarrier_exchange" => block_barrier,
         "barrier_cta_generic_exchange_completion_drop" => barrier_cta,
         "barrier_grid_cooperative_exchange" => grid_barrier,
+        "barrier_grid_cooperative_exchange_aligned" => grid_barrier_aligned,
         "barrier_gpu_global_memory_exchange" => barrier_gpu,
     ]
 }
