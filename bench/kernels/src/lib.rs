@@ -295,7 +295,7 @@ pub unsafe extern "ptx-kernel" fn latch__fan_in(
     let count = Atomic::<u32, Gpu>::from_ptr(arrived);
     let err = Atomic::<u32, Gpu>::from_ptr(errors);
     for r in 0..rounds as u32 {
-        block::sync();
+        block::sync_aligned();
         if block::thread_x() == 0 {
             count.fetch_add(1, Relaxed);
             Latch::<Gpu, ShortSleep>::from_ptr(latches.add(r as usize)).arrive_and_wait();
@@ -303,7 +303,7 @@ pub unsafe extern "ptx-kernel" fn latch__fan_in(
                 err.fetch_add(1, Relaxed);
             }
         }
-        block::sync();
+        block::sync_aligned();
     }
 }
 
@@ -362,15 +362,15 @@ macro_rules! block_barrier_in_smem {
         if block::thread_x() == 0 {
             bar.init(block::dim_x());
         }
-        block::sync();
+        block::sync_aligned();
         bar
     }};
 }
 
-/// `block_barrier/syncthreads`: `block::sync()` (`barrier.sync 0`).
+/// `block_barrier/syncthreads`: `block::sync_aligned()` (`bar.sync 0`, as `__syncthreads()`).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn block_barrier__syncthreads(iters: i32, errors: *mut u32) {
-    bb_exchange!(iters, errors, block::sync());
+    bb_exchange!(iters, errors, block::sync_aligned());
 }
 
 /// `block_barrier/cuda_barrier`: `BlockBarrier` (mbarrier) in shared memory.
@@ -451,7 +451,7 @@ pub unsafe extern "ptx-kernel" fn grid_barrier__grid_sync(
 ) {
     let bar = GridBarrier::<Spin>::from_ptr(bar);
     grid_exchange!(slots, rounds, errors, {
-        bar.sync();
+        bar.sync_aligned();
     });
 }
 
@@ -467,10 +467,10 @@ pub unsafe extern "ptx-kernel" fn grid_barrier__cuda_barrier(
 ) {
     let bar = Barrier::<Gpu, ShortSleep>::from_ptr(bar);
     grid_exchange!(slots, rounds, errors, {
-        block::sync();
+        block::sync_aligned();
         if block::thread_x() == 0 {
             bar.arrive_and_wait();
         }
-        block::sync();
+        block::sync_aligned();
     });
 }

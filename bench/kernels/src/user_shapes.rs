@@ -161,7 +161,7 @@ pub unsafe extern "ptx-kernel" fn scan__decoupled_lookback(
     if t == 0 {
         misc.write(Atomic::<u32, Gpu>::from_ptr(tile_counter).fetch_add(1, Relaxed));
     }
-    block::sync();
+    block::sync_aligned();
     let tile = misc.read() as usize;
     let base = tile * SCAN_TILE as usize;
     // Coalesced loads into shared memory, then each thread's consecutive elements.
@@ -170,7 +170,7 @@ pub unsafe extern "ptx-kernel" fn scan__decoupled_lookback(
             .add(j * threads + t)
             .write(*input.add(base + j * threads + t));
     }
-    block::sync();
+    block::sync_aligned();
     let mut local = [0u32; SCAN_ITEMS as usize];
     let mut acc = 0u32;
     for (j, l) in local.iter_mut().enumerate() {
@@ -179,7 +179,7 @@ pub unsafe extern "ptx-kernel" fn scan__decoupled_lookback(
     }
     // Block-wide inclusive scan of the threads' sums (Kogge-Stone, double-buffered).
     sums.add(t).write(acc);
-    block::sync();
+    block::sync_aligned();
     let mut src = 0;
     let mut off = 1;
     while off < threads {
@@ -192,7 +192,7 @@ pub unsafe extern "ptx-kernel" fn scan__decoupled_lookback(
         sums.add((1 - src) * threads + t).write(v);
         src = 1 - src;
         off *= 2;
-        block::sync();
+        block::sync_aligned();
     }
     let before_me = sums.add(src * threads + t).read().wrapping_sub(acc);
     if t == 0 {
@@ -222,12 +222,12 @@ pub unsafe extern "ptx-kernel" fn scan__decoupled_lookback(
         }
         misc.add(1).write(exclusive);
     }
-    block::sync();
+    block::sync_aligned();
     let prefix = misc.add(1).read().wrapping_add(before_me);
     for (j, l) in local.iter().enumerate() {
         tile_buf.add(t * items + j).write(prefix.wrapping_add(*l));
     }
-    block::sync();
+    block::sync_aligned();
     for j in 0..items {
         *output.add(base + j * threads + t) = tile_buf.add(j * threads + t).read();
     }
@@ -258,14 +258,14 @@ pub unsafe extern "ptx-kernel" fn latch__per_tile(
         let tile = r * groups + g;
         let first = (tile * TILE_BLOCKS + part) * TILE_THREADS;
         sh.add(t as usize).write(tile_value(first + t));
-        block::sync();
+        block::sync_aligned();
         let mut s = TILE_THREADS / 2;
         while s > 0 {
             if t < s {
                 let (mine, other) = (sh.add(t as usize), sh.add((t + s) as usize));
                 mine.write(mine.read().wrapping_add(other.read()));
             }
-            block::sync();
+            block::sync_aligned();
             s /= 2;
         }
         if t == 0 {
@@ -278,6 +278,6 @@ pub unsafe extern "ptx-kernel" fn latch__per_tile(
             }
             *results.add(at + part as usize) = whole;
         }
-        block::sync();
+        block::sync_aligned();
     }
 }
