@@ -193,12 +193,20 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
             set(&v.iter().map(|x| x.as_str()).collect::<Vec<_>>())
         }
         // A relaxed load of the value (the containing word for 8/16-bit types), then the
-        // compare-exchange that carries the order, in a loop.
+        // compare-exchange that carries the order, in a loop. Float min/max load with the
+        // acquire part of the order: when the value would not change they return after the
+        // load, which is then the whole operation (device/src/atomic/float.rs).
         Kind::WordLoop => {
             let (f, sem) = sem(order, false);
             let b = word_bits(ty);
+            let float_minmax =
+                matches!(op, "fetch_min" | "fetch_max") && cases::FLOAT_MINMAX.contains(&ty);
+            let load = match order {
+                "Acquire" | "AcqRel" | "SeqCst" if float_minmax => "acquire",
+                _ => "relaxed",
+            };
             let mut v = vec![
-                format!("ld.relaxed.{s}.{b}"),
+                format!("ld.{load}.{s}.{b}"),
                 format!("atom.{sem}.{s}.cas.{b}"),
             ];
             if f {

@@ -7,7 +7,6 @@
 
 #[cfg(target_arch = "nvptx64")]
 use super::ptx::{ptx_atom, ptx_red, with_rmw_sem, with_store_sem};
-#[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
 use super::update::update_impls;
 use super::waiting::wait_impls;
@@ -144,16 +143,29 @@ macro_rules! float_bits_atomic {
             wait_impls!($t, |a: $t, b: $t| a.to_bits() == b.to_bits());
         }
 
-        // PTX has no scalar float `atom.min` / `atom.max`: compare-exchange loops.
+        // PTX has no scalar float `atom.min` / `atom.max`: compare-exchange loops, which
+        // return without one when the value would not change (a smaller `val` for the max):
+        // that RMW would store what is there, so the load alone is it, with the acquire part of
+        // `order` (no write to release).
         impl AtomicMinMax for $t {
             #[inline(always)]
             fn fetch_min<S: Scope>(a: &Atomic<Self, S>, val: $t, order: Ordering) -> $t {
-                Self::update(a, order, Ordering::Relaxed, |x| x.min_num(val))
+                match Self::try_update(a, order, crate::atomic::read_part(order), |x| {
+                    let m = x.min_num(val);
+                    (m.to_bits() != x.to_bits()).then_some(m)
+                }) {
+                    Ok(x) | Err(x) => x,
+                }
             }
 
             #[inline(always)]
             fn fetch_max<S: Scope>(a: &Atomic<Self, S>, val: $t, order: Ordering) -> $t {
-                Self::update(a, order, Ordering::Relaxed, |x| x.max_num(val))
+                match Self::try_update(a, order, crate::atomic::read_part(order), |x| {
+                    let m = x.max_num(val);
+                    (m.to_bits() != x.to_bits()).then_some(m)
+                }) {
+                    Ok(x) | Err(x) => x,
+                }
             }
         }
     };

@@ -294,7 +294,6 @@ pub type AtomicF64<S> = Atomic<f64, S>;
 
 /// The load order a read-modify-write loop uses for its reads: the `load`-legal part of
 /// `order` (Release -> Relaxed, AcqRel -> Acquire).
-#[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub(crate) const fn read_part(order: core::sync::atomic::Ordering) -> core::sync::atomic::Ordering {
     use core::sync::atomic::Ordering::*;

@@ -623,9 +623,12 @@ impl<T: AtomicMinMax, S: Scope> Atomic<T, S> {
     /// - 8/16-bit integers: a loop on the containing 32-bit word, `ld.relaxed.<scope>.b32`,
     ///   then `atom.<sem>.<scope>.cas.b32` until no thread changed the word in between;
     /// - floats: PTX has no scalar float `atom.min`, so a compare-exchange loop on the bits,
-    ///   `ld.relaxed.<scope>.bN`, then `atom.<sem>.<scope>.cas.bN` until it succeeds (`.b32`
-    ///   on the containing word for `F16`, `Bf16`). The order applies to the exchange that
-    ///   succeeds.
+    ///   `ld.<scope>.bN` (relaxed, or acquire when `order` acquires), then
+    ///   `atom.<sem>.<scope>.cas.bN` until it succeeds (`.b32` on the containing word for
+    ///   `F16`, `Bf16`). The order applies to the exchange that succeeds. When the value would
+    ///   not change (it is already at most `val`), there is no exchange: the load is the whole
+    ///   operation, with the acquire part of `order` (libcu++ 13.0's float `fetch_min`/`max`
+    ///   exchange anyway).
     ///
     /// ```
     /// use ptx_sync::{Atomic, Gpu, Ordering::*};
