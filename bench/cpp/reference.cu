@@ -133,6 +133,23 @@ extern "C" __global__ void atomic__float_add__distinct__gpu__relaxed__f32(float*
     float_body<false>(w, o, n);
 }
 
+// atomic/fetch_max/contended/gpu/relaxed/{f32,f64}: every thread offers i * n + tid to the grid's
+// one word (libcu++'s floating fetch_max, a compare-exchange loop).
+template <class T>
+__device__ void max_body(T* words, T* out, int iters) {
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x, n = gridDim.x * blockDim.x;
+    cuda::atomic_ref<T, thread_scope_device> a(words[0]);
+    T sum = 0;
+    for (int i = 0; i < iters; i++) sum += a.fetch_max(T((unsigned long long)i * n + tid), memory_order_relaxed);
+    out[tid] = sum;
+}
+extern "C" __global__ void atomic__fetch_max__contended__gpu__relaxed__f32(float* w, float* o, int n) {
+    max_body<float>(w, o, n);
+}
+extern "C" __global__ void atomic__fetch_max__contended__gpu__relaxed__f64(double* w, double* o, int n) {
+    max_body<double>(w, o, n);
+}
+
 struct AtomicCase {
     std::string op, placement, scope, order, type;
 };
@@ -181,6 +198,12 @@ static int check_atomic(const AtomicCase& c, unsigned blocks, unsigned threads, 
             if (words[w] != T((double)ops)) FAIL("word %u = %g, expected %llu", w, (double)words[w], ops);
             continue;
         }
+        if (c.op == "fetch_max") {
+            // The largest offer: iters * n - 1.
+            double want = (double)((unsigned long long)iters * n - 1);
+            if (words[w] != T(want)) FAIL("word %u = %g, expected %g", w, (double)words[w], want);
+            continue;
+        }
         if constexpr (std::is_integral<T>::value) {
             T returned = 0;
             for (unsigned t = first; t < first + count; t++) returned += out[t];
@@ -210,7 +233,8 @@ static int run_atomic_typed(const AtomicCase& c, const void* kernel, float* ms, 
     bool cas = c.op == "cas_loop";
     unsigned blocks = (cas && contended) ? 132 : 264, threads = (cas && contended) ? 64 : 256;
     // f32 counts exactly only to 2^24: the contended float sum keeps 264 x 256 x 32 below it.
-    int iters = (cas && contended) ? 4 : (c.op == "float_add" && contended) ? 32 : 256;
+    bool float_contended = (c.op == "float_add" || c.op == "fetch_max") && contended;
+    int iters = (cas && contended) ? 4 : float_contended ? 32 : 256;
     unsigned n = blocks * threads;
     size_t words_len = contended ? (size_t)blocks * 32 : n;
     T *w, *out;
@@ -240,6 +264,7 @@ static int run_atomic(const std::string& name, float* ms, double* units) {
     if (!sym) FAIL("no kernel %s", kname.c_str());
     if (c.type == "u32") return run_atomic_typed<unsigned>(c, sym, ms, units);
     if (c.type == "u64") return run_atomic_typed<unsigned long long>(c, sym, ms, units);
+    if (c.type == "f64") return run_atomic_typed<double>(c, sym, ms, units);
     return run_atomic_typed<float>(c, sym, ms, units);
 }
 
@@ -813,6 +838,8 @@ static void build_names() {
                         g_names.push_back(std::string("atomic/") + op + "/" + pl + "/" + sc + "/" + o + "/" + t);
     g_names.push_back("atomic/float_add/contended/gpu/relaxed/f32");
     g_names.push_back("atomic/float_add/distinct/gpu/relaxed/f32");
+    g_names.push_back("atomic/fetch_max/contended/gpu/relaxed/f32");
+    g_names.push_back("atomic/fetch_max/contended/gpu/relaxed/f64");
     g_names.push_back("mp/pingpong/blocks");
     g_names.push_back("mp/pingpong/host");
     for (const char* f : {"sc", "acq_rel"})

@@ -33,6 +33,8 @@ pub fn names() -> Vec<String> {
     }
     v.push("atomic/float_add/contended/gpu/relaxed/f32".into());
     v.push("atomic/float_add/distinct/gpu/relaxed/f32".into());
+    v.push("atomic/fetch_max/contended/gpu/relaxed/f32".into());
+    v.push("atomic/fetch_max/contended/gpu/relaxed/f64".into());
     v.push("mp/pingpong/blocks".into());
     v.push("mp/pingpong/host".into());
     // The same ping-pong through managed memory (Rust only: the row next to it is the pinned
@@ -331,6 +333,15 @@ impl Word for f32 {
     }
     const BITS: u32 = 32;
 }
+impl Word for f64 {
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+    const BITS: u32 = 64;
+}
 
 /// 0 + 1 + ... + (n - 1), modulo 2^64.
 fn triangle(n: u64) -> u64 {
@@ -383,6 +394,8 @@ fn check_atomic<T: Word>(
             .fold(0u64, |a, t| a.wrapping_add(out[t].to_u64()));
         let bad = match op {
             "float_add" => word != T::from_f64(ops as f64),
+            // The largest offer, `iters * n - 1` (n threads in the grid).
+            "fetch_max" => word != T::from_f64((iters * n as u64 - 1) as f64),
             "exchange" => {
                 let stored = threads.clone().fold(0u64, |a, t| {
                     a.wrapping_add((t as u64).wrapping_mul(iters))
@@ -414,7 +427,8 @@ fn atomic<T: Word>(
 ) -> Sample {
     let small = op == "cas_loop" && contended;
     // f32 counts exactly only to 2^24: the contended float sum keeps 264 x 256 x 32 below it.
-    let (blocks, threads, iters): (u32, u32, i32) = match (small, op == "float_add" && contended) {
+    let float_contended = (op == "float_add" || op == "fetch_max") && contended;
+    let (blocks, threads, iters): (u32, u32, i32) = match (small, float_contended) {
         (true, _) => (132, 64, 4),
         (_, true) => (264, 256, 32),
         _ => (264, 256, 256),
@@ -530,6 +544,7 @@ pub fn run(gpu: &Device, m: &Module, case: &str) -> Sample {
             match *ty {
                 "u32" => atomic::<u32>(gpu, m, &kname, op, contended, cta),
                 "u64" => atomic::<u64>(gpu, m, &kname, op, contended, cta),
+                "f64" => atomic::<f64>(gpu, m, &kname, op, contended, cta),
                 _ => atomic::<f32>(gpu, m, &kname, op, contended, cta),
             }
         }

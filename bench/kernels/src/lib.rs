@@ -166,6 +166,27 @@ macro_rules! float_kernel {
 float_kernel!(atomic__float_add__contended__gpu__relaxed__f32, true);
 float_kernel!(atomic__float_add__distinct__gpu__relaxed__f32, false);
 
+/// `atomic/fetch_max/contended/gpu/relaxed/{f32,f64}`: every thread offers `i * n + tid` to the
+/// grid's one word `iters` times (n threads), so most offers are below what faster threads
+/// already stored; `out[tid]` = the sum of what its calls returned.
+macro_rules! float_max_kernel {
+    ($name:ident, $t:ty) => {
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(words: *mut $t, out: *mut $t, iters: i32) {
+            let a = Atomic::<$t, Gpu>::from_ptr(words);
+            let tid = global_id();
+            let n = (block::grid_x() * block::dim_x()) as usize;
+            let mut sum: $t = 0.0;
+            for i in 0..iters as usize {
+                sum += a.fetch_max((i * n + tid) as $t, Relaxed);
+            }
+            *out.add(tid) = sum;
+        }
+    };
+}
+float_max_kernel!(atomic__fetch_max__contended__gpu__relaxed__f32, f32);
+float_max_kernel!(atomic__fetch_max__contended__gpu__relaxed__f64, f64);
+
 /// Release-store / acquire-load ping-pong between block 0 and block 1 (one thread each).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn mp__pingpong__blocks(flags: *mut u32, rounds: i32) {
