@@ -39,10 +39,10 @@
 //! advancing (independent thread scheduling, what the CUDA Programming Guide calls
 //! starvation-free algorithms), so lanes that poll memory for one another all get there. A
 //! warp barrier breaks that: lanes that reach one `bar.warp.sync` instruction together wait
-//! there for one another's masks as one (measured on an H100: two lanes whose own mask was
-//! complete waited at the barrier for a third lane's partner, which came 50 us later), so a
-//! reader's group barrier can wait for a lane that polls for a writer whose lanes are stuck at
-//! that barrier. An earlier version aggregated readers and writers per lock as
+//! there for one another's masks as one (on an H100, two lanes whose own mask was complete
+//! waited at the barrier for a third lane's partner: tests/results/
+//! h100-2026-11-27-rwlock-diagnosis.log), so a reader's group barrier can wait for a lane that
+//! polls for a writer whose lanes are stuck at that barrier. An earlier version aggregated readers and writers per lock as
 //! [`Mutex`](crate::Mutex) does, with such barriers; on an H100 it hung under write-heavy
 //! mixes, every time with one reader between its entry and its departure and the writer
 //! waiting for it. What aggregation saved, ptxas does anyway: the atomics that the converged
