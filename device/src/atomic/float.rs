@@ -7,6 +7,7 @@
 
 #[cfg(target_arch = "nvptx64")]
 use super::ptx::{ptx_atom, ptx_red, with_rmw_sem, with_store_sem};
+#[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
 use super::update::update_impls;
 use super::waiting::wait_impls;

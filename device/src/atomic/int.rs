@@ -6,6 +6,7 @@
 use super::ptx::{
     ptx_atom, ptx_cas, ptx_ld, ptx_red, ptx_st, with_load_sem, with_rmw_sem, with_store_sem,
 };
+#[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
 use super::update::update_impls;
 use super::waiting::wait_impls;
