@@ -109,6 +109,42 @@ fn sem(order: &str, writes_only: bool) -> (bool, &'static str) {
     }
 }
 
+/// `GridBarrier::sync` (device/src/grid.rs): no fence.sc, release/acquire on the arrival word;
+/// the RMW is also the acquire of the last arrival, which skips its poll. The position
+/// registers say which thread arrives (thread rank 0) and how (block rank 0 adds the flip less
+/// the other blocks' count: `%nctaid.*`). The block barrier comes first.
+const GRID_SYNC_ARRIVAL: [&str; 13] = [
+    "atom.acq_rel.gpu.add.u32",
+    "ld.acquire.gpu.b32",
+    "mov.u32 %tid.x",
+    "mov.u32 %tid.y",
+    "mov.u32 %tid.z",
+    "mov.u32 %ntid.x",
+    "mov.u32 %ntid.y",
+    "mov.u32 %ctaid.x",
+    "mov.u32 %ctaid.y",
+    "mov.u32 %ctaid.z",
+    "mov.u32 %nctaid.x",
+    "mov.u32 %nctaid.y",
+    "mov.u32 %nctaid.z",
+];
+
+/// `GridBarrier::sync`: `barrier.sync` and the arrival.
+const GRID_SYNC: [&str; 14] = with_block_barrier("barrier.sync");
+
+/// `GridBarrier::sync_aligned`: `bar.sync` and the arrival.
+const GRID_SYNC_ALIGNED: [&str; 14] = with_block_barrier("bar.sync");
+
+const fn with_block_barrier(barrier: &'static str) -> [&'static str; 14] {
+    let mut v = [barrier; 14];
+    let mut i = 0;
+    while i < GRID_SYNC_ARRIVAL.len() {
+        v[i + 1] = GRID_SYNC_ARRIVAL[i];
+        i += 1;
+    }
+    v
+}
+
 /// One `.sem` for a compare-exchange: it must acquire if either order acquires, release if the
 /// success order releases, and be seq_cst if either is.
 fn cas_order(success: &str, failure: &str) -> &'static str {
@@ -356,43 +392,10 @@ fn expected(op: &str, kind: Kind, order: &str, scope: &str, ty: &str) -> Vec<Str
             "bulk_fence_proxy_async_shared" => &["fence.proxy.async.shared::cta"],
             "bulk_fence_proxy_async" => &["fence.proxy.async"],
             "dynamic_shared_memory" => &["cvta.shared.u64"],
-            // No fence.sc: release/acquire on the arrival word (device/src/grid.rs); the RMW
-            // is also the acquire of the last arrival, which skips its poll. The position
-            // registers say which thread arrives (thread rank 0) and how (block rank 0 adds
-            // the flip less the other blocks' count: `%nctaid.*`).
-            "grid_sync" => &[
-                "barrier.sync",
-                "atom.acq_rel.gpu.add.u32",
-                "ld.acquire.gpu.b32",
-                "mov.u32 %tid.x",
-                "mov.u32 %tid.y",
-                "mov.u32 %tid.z",
-                "mov.u32 %ntid.x",
-                "mov.u32 %ntid.y",
-                "mov.u32 %ctaid.x",
-                "mov.u32 %ctaid.y",
-                "mov.u32 %ctaid.z",
-                "mov.u32 %nctaid.x",
-                "mov.u32 %nctaid.y",
-                "mov.u32 %nctaid.z",
-            ],
+            // See `GRID_SYNC_ARRIVAL`.
+            "grid_sync" => &GRID_SYNC,
             // The same with the aligned block barrier (`bar.sync`, core's `_syncthreads`).
-            "grid_sync_aligned" => &[
-                "bar.sync",
-                "atom.acq_rel.gpu.add.u32",
-                "ld.acquire.gpu.b32",
-                "mov.u32 %tid.x",
-                "mov.u32 %tid.y",
-                "mov.u32 %tid.z",
-                "mov.u32 %ntid.x",
-                "mov.u32 %ntid.y",
-                "mov.u32 %ctaid.x",
-                "mov.u32 %ctaid.y",
-                "mov.u32 %ctaid.z",
-                "mov.u32 %nctaid.x",
-                "mov.u32 %nctaid.y",
-                "mov.u32 %nctaid.z",
-            ],
+            "grid_sync_aligned" => &GRID_SYNC_ALIGNED,
             "block_sync_aligned" => &["bar.sync"],
             "cluster_sync" => &[
                 "barrier.cluster.arrive.release",
