@@ -117,6 +117,51 @@ __device__ void atomic_body(T* words, T* out, int iters) {
 ATOMIC_PLACEMENTS(fetch_add, FETCH_ADD)
 ATOMIC_PLACEMENTS(cas_loop, CAS_LOOP)
 ATOMIC_PLACEMENTS(exchange, EXCHANGE)
+// 8- and 16-bit fetch_add: libcu++ emulates them with a 32-bit CAS loop on the word that holds
+// them, as the Rust side does.
+ATOMIC_KERNEL(atomic__fetch_add__contended__gpu__relaxed__u8, unsigned char, thread_scope_device,
+              FETCH_ADD, true, false)
+ATOMIC_KERNEL(atomic__fetch_add__contended__gpu__relaxed__u16, unsigned short, thread_scope_device,
+              FETCH_ADD, true, false)
+
+// The u64 CAS-loop row's Rust shape variants (bench/NOTES.md) measure against the same C++ loop.
+ATOMIC_KERNEL(atomic__cas_loop_global__contended__cta__relaxed__u64, unsigned long long,
+              thread_scope_block, CAS_LOOP, true, false)
+ATOMIC_KERNEL(atomic__cas_loop_not_unrolled__contended__cta__relaxed__u64, unsigned long long,
+              thread_scope_block, CAS_LOOP, true, false)
+
+// atomic/cas_loop/contended/gpu/relaxed/u128. libcu++ 3.0 (CUDA 13.0) does not compile
+// cuda::atomic_ref<unsigned __int128>::compare_exchange_* for sm_90: its generated b128 CAS
+// (cuda/std/__atomic/functions/cuda_ptx_generated.h) reads `__dst.x` of a struct whose members are
+// `__x`. This is the loop atomic_body would run, on the instructions libcu++ emits for 128 bits
+// (ld.relaxed.gpu.b128, atom.relaxed.gpu.cas.b128).
+typedef unsigned __int128 u128;
+__device__ u128 load128(const u128* p) {
+    unsigned long long lo, hi;
+    asm volatile("{ .reg .b128 v; ld.relaxed.gpu.b128 v, [%2]; mov.b128 {%0, %1}, v; }"
+                 : "=l"(lo), "=l"(hi) : "l"(p) : "memory");
+    return (u128)hi << 64 | lo;
+}
+__device__ u128 cas128(u128* p, u128 cmp, u128 val) {
+    unsigned long long lo, hi;
+    asm volatile("{ .reg .b128 c, v, r; mov.b128 c, {%2, %3}; mov.b128 v, {%4, %5};"
+                 " atom.relaxed.gpu.cas.b128 r, [%6], c, v; mov.b128 {%0, %1}, r; }"
+                 : "=l"(lo), "=l"(hi)
+                 : "l"((unsigned long long)cmp), "l"((unsigned long long)(cmp >> 64)),
+                   "l"((unsigned long long)val), "l"((unsigned long long)(val >> 64)), "l"(p)
+                 : "memory");
+    return (u128)hi << 64 | lo;
+}
+extern "C" __global__ void atomic__cas_loop__contended__gpu__relaxed__u128(u128* w, u128* out, int iters) {
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    u128 sum = 0;
+    for (int i = 0; i < iters; i++) {
+        u128 v = load128(w), seen;
+        while ((seen = cas128(w, v, v + 1)) != v) v = seen;
+        sum += v;
+    }
+    out[tid] = sum;
+}
 
 template <bool CONTENDED>
 __device__ void float_body(float* words, float* out, int iters) {
@@ -204,7 +249,7 @@ static int check_atomic(const AtomicCase& c, unsigned blocks, unsigned threads, 
             if (words[w] != T(want)) FAIL("word %u = %g, expected %g", w, (double)words[w], want);
             continue;
         }
-        if constexpr (std::is_integral<T>::value) {
+        if constexpr (std::is_integral<T>::value || sizeof(T) == 16) {
             T returned = 0;
             for (unsigned t = first; t < first + count; t++) returned += out[t];
             if (c.op == "exchange") {
@@ -230,7 +275,8 @@ static int check_atomic(const AtomicCase& c, unsigned blocks, unsigned threads, 
 template <class T>
 static int run_atomic_typed(const AtomicCase& c, const void* kernel, float* ms, double* units) {
     bool contended = c.placement == "contended";
-    bool cas = c.op == "cas_loop";
+    // CAS loops (and the 8/16-bit fetch_add, a CAS loop inside) on one contended word: small.
+    bool cas = c.op.rfind("cas_loop", 0) == 0 || c.type == "u8" || c.type == "u16";
     unsigned blocks = (cas && contended) ? 132 : 264, threads = (cas && contended) ? 64 : 256;
     // f32 counts exactly only to 2^24: the contended float sum keeps 264 x 256 x 32 below it.
     bool float_contended = (c.op == "float_add" || c.op == "fetch_max") && contended;
@@ -264,6 +310,9 @@ static int run_atomic(const std::string& name, float* ms, double* units) {
     if (!sym) FAIL("no kernel %s", kname.c_str());
     if (c.type == "u32") return run_atomic_typed<unsigned>(c, sym, ms, units);
     if (c.type == "u64") return run_atomic_typed<unsigned long long>(c, sym, ms, units);
+    if (c.type == "u8") return run_atomic_typed<unsigned char>(c, sym, ms, units);
+    if (c.type == "u16") return run_atomic_typed<unsigned short>(c, sym, ms, units);
+    if (c.type == "u128") return run_atomic_typed<u128>(c, sym, ms, units);
     if (c.type == "f64") return run_atomic_typed<double>(c, sym, ms, units);
     return run_atomic_typed<float>(c, sym, ms, units);
 }
@@ -840,6 +889,11 @@ static void build_names() {
     g_names.push_back("atomic/float_add/distinct/gpu/relaxed/f32");
     g_names.push_back("atomic/fetch_max/contended/gpu/relaxed/f32");
     g_names.push_back("atomic/fetch_max/contended/gpu/relaxed/f64");
+    g_names.push_back("atomic/fetch_add/contended/gpu/relaxed/u8");
+    g_names.push_back("atomic/fetch_add/contended/gpu/relaxed/u16");
+    g_names.push_back("atomic/cas_loop/contended/gpu/relaxed/u128");
+    g_names.push_back("atomic/cas_loop_global/contended/cta/relaxed/u64");
+    g_names.push_back("atomic/cas_loop_not_unrolled/contended/cta/relaxed/u64");
     g_names.push_back("mp/pingpong/blocks");
     g_names.push_back("mp/pingpong/host");
     for (const char* f : {"sc", "acq_rel"})

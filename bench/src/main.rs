@@ -23,6 +23,7 @@ struct Args {
     ptx_dir: PathBuf,
     reference: Option<PathBuf>,
     reps: usize,
+    max_reps: Option<usize>,
     filter: Option<String>,
     json: Option<PathBuf>,
     markdown: Option<PathBuf>,
@@ -32,13 +33,14 @@ struct Args {
 }
 
 const USAGE: &str =
-    "bench-gpu --ptx-dir DIR [--reference libreference.so] [--reps N] [--filter SUBSTR]
-          [--json FILE] [--markdown FILE] [--sass-rust FILE --sass-cpp FILE] [--meta KEY=VALUE]...
+    "bench-gpu --ptx-dir DIR [--reference libreference.so] [--reps N] [--max-reps M]
+          [--filter SUBSTR] [--json FILE] [--markdown FILE] [--sass-rust FILE --sass-cpp FILE] [--meta KEY=VALUE]...
 bench-gpu --list [--reference libreference.so] [--filter SUBSTR]
 
 Runs every case (or those whose name contains SUBSTR): Rust and C++ launches alternate on one
 stream, each timed and checked. --markdown FILE also writes the R/C chart, bench.svg, next to
-FILE. --list prints the cases (which sides have each) and needs no GPU.
+FILE. A row whose first N launch pairs cannot tell whether it meets its target (its R/C 95%
+interval straddles it) gets N more at a time, up to M pairs (default 4 N). --list prints the cases (which sides have each) and needs no GPU.
 Exit: 0 every case ran and checked out, 1 a failure, 2 no CUDA driver.";
 
 fn parse() -> Result<Args, String> {
@@ -46,6 +48,7 @@ fn parse() -> Result<Args, String> {
         ptx_dir: PathBuf::new(),
         reference: None,
         reps: 15,
+        max_reps: None,
         filter: None,
         json: None,
         markdown: None,
@@ -61,6 +64,9 @@ fn parse() -> Result<Args, String> {
             "--ptx-dir" => a.ptx_dir = v()?.into(),
             "--reference" => a.reference = Some(v()?.into()),
             "--reps" => a.reps = v()?.parse().map_err(|_| "--reps needs a number")?,
+            "--max-reps" => {
+                a.max_reps = Some(v()?.parse().map_err(|_| "--max-reps needs a number")?)
+            }
             "--filter" => a.filter = Some(v()?),
             "--json" => a.json = Some(v()?.into()),
             "--markdown" => a.markdown = Some(v()?.into()),
@@ -83,6 +89,9 @@ fn parse() -> Result<Args, String> {
     }
     if a.reps < 10 {
         return Err("--reps must be at least 10".into());
+    }
+    if a.max_reps.is_some_and(|m| m < a.reps) {
+        return Err(format!("--max-reps must be at least --reps ({})", a.reps));
     }
     Ok(a)
 }
@@ -135,6 +144,7 @@ fn main() {
         args.reps
     );
     println!("{}", report::header());
+    let max_reps = args.max_reps.unwrap_or(4 * args.reps);
     let mut rows = Vec::new();
     let mut failed = 0;
     for case in &cases {
@@ -146,17 +156,19 @@ fn main() {
             .as_ref()
             .filter(|_| !rust_only)
             .map(|_| Side::default());
-        for rep in 0..args.reps + 2 {
-            let warm = rep < 2;
-            if let Some(side) = rust.as_mut().filter(|s| s.error.is_none()) {
-                record(side, rust_cases::run(&gpu, &module, case), warm);
-            }
-            if let (Some(side), Some(r)) = (cpp.as_mut().filter(|s| s.error.is_none()), &reference)
-            {
-                record(side, r.run(case), warm);
-            }
-        }
-        let row = Row {
+        let run = |rust: &mut Option<Side>, cpp: &mut Option<Side>, count, warm| {
+            run_pairs(
+                &gpu,
+                &module,
+                reference.as_ref(),
+                case,
+                (rust, cpp),
+                count,
+                warm,
+            )
+        };
+        run(&mut rust, &mut cpp, args.reps, 2);
+        let mut row = Row {
             case: case.clone(),
             unit: report::unit(case),
             rust,
@@ -164,6 +176,11 @@ fn main() {
             target: report::target(case),
             rust_only,
         };
+        // Undecided against its target: more pairs, `reps` at a time, up to `max_reps`.
+        while row.meets() == Some(report::Verdict::Undecided) && row.pairs() < max_reps {
+            let more = args.reps.min(max_reps - row.pairs());
+            run(&mut row.rust, &mut row.cpp, more, 0);
+        }
         failed += [&row.rust, &row.cpp]
             .iter()
             .filter(|s| s.as_ref().is_some_and(|s| s.error.is_some()))
@@ -188,7 +205,13 @@ fn main() {
     let mut meta: Vec<(&str, String)> =
         vec![("device", format!("{} ({} SMs)", gpu.name(), gpu.sm_count()))];
     meta.extend(args.meta.iter().map(|(k, v)| (k.as_str(), v.clone())));
-    meta.push(("timed launches per side per case", args.reps.to_string()));
+    meta.push((
+        "timed launches per side per case",
+        format!(
+            "{}, up to {max_reps} where the first {} could not decide the row",
+            args.reps, args.reps
+        ),
+    ));
     if reference.is_none() {
         meta.push(("C++ reference", "not measured (nvcc not found)".into()));
     }
@@ -206,6 +229,27 @@ fn main() {
     }
     println!("{} cases, {failed} failed", rows.len());
     exit(if failed == 0 { 0 } else { 1 });
+}
+
+/// `warm` untimed then `count` timed launch pairs of `case`: Rust, then C++, alternating. A
+/// side that failed is not launched again.
+fn run_pairs(
+    gpu: &ptx_sync_host::Device,
+    module: &ptx_sync_host::Module,
+    reference: Option<&reference::Reference>,
+    case: &str,
+    (rust, cpp): (&mut Option<Side>, &mut Option<Side>),
+    count: usize,
+    warm: usize,
+) {
+    for rep in 0..count + warm {
+        if let Some(side) = rust.as_mut().filter(|s| s.error.is_none()) {
+            record(side, rust_cases::run(gpu, module, case), rep < warm);
+        }
+        if let (Some(side), Some(r)) = (cpp.as_mut().filter(|s| s.error.is_none()), reference) {
+            record(side, r.run(case), rep < warm);
+        }
+    }
 }
 
 /// `--list`: every case, in table order, with the sides that have it.

@@ -69,17 +69,42 @@ impl Row {
         let side = |s: &Option<Side>, absent: &str| {
             s.as_ref().map(Side::cell).unwrap_or_else(|| absent.into())
         };
-        let ratio = self
-            .ratio()
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or_else(|| "-".into());
+        let ratio = match (self.ratio(), self.ratio_interval()) {
+            (Some(x), Some((lo, hi))) => format!("{x:.2} ({lo:.2}-{hi:.2})"),
+            _ => "-".into(),
+        };
         let cpp_absent = if self.rust_only { "-" } else { "not measured" };
         [side(&self.rust, "-"), side(&self.cpp, cpp_absent), ratio]
     }
 
-    /// Rust median / C++ median.
+    /// R/C: the median over launch pairs of (Rust launch time / C++ launch time). The sides
+    /// alternate, so each pair ran under the same clocks and neighbours.
     pub fn ratio(&self) -> Option<f64> {
-        Some(self.rust.as_ref()?.median()? / self.cpp.as_ref()?.median()?)
+        let r = self.pair_ratios()?;
+        Some(quantile(&r, 0.5))
+    }
+
+    /// The per-pair ratios, sorted; `None` unless both sides ran the same launches cleanly.
+    fn pair_ratios(&self) -> Option<Vec<f64>> {
+        let (rust, cpp) = (self.rust.as_ref()?, self.cpp.as_ref()?);
+        rust.median()?;
+        cpp.median()?;
+        if rust.ms.len() != cpp.ms.len() {
+            return None;
+        }
+        let mut r: Vec<f64> = rust.ms.iter().zip(&cpp.ms).map(|(a, b)| a / b).collect();
+        r.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        Some(r)
+    }
+
+    /// A distribution-free 95% confidence interval for the median pair ratio: the order
+    /// statistics k and n-1-k (0-based) with k = floor((n - 1.96 sqrt(n)) / 2), the normal
+    /// approximation of the sign test's binomial bound.
+    pub fn ratio_interval(&self) -> Option<(f64, f64)> {
+        let r = self.pair_ratios()?;
+        let n = r.len() as f64;
+        let k = ((n - 1.96 * n.sqrt()) / 2.0).floor().max(0.0) as usize;
+        Some((r[k], r[r.len() - 1 - k]))
     }
 
     /// The first side's error, if a side failed.
@@ -90,23 +115,50 @@ impl Row {
             .next()
     }
 
-    /// Whether the ratio meets the target (with the 2% noise allowance); `None` without both.
-    pub fn meets(&self) -> Option<bool> {
-        Some(self.ratio()? <= self.target? * 1.02)
+    /// Whether the row meets its target, as far as its launches can tell: meets when the whole
+    /// 95% interval is at or under the target (with a 2% allowance), misses when the whole
+    /// interval is above it, undecided otherwise. `None` without a ratio or a target.
+    pub fn meets(&self) -> Option<Verdict> {
+        let allowed = self.target? * 1.02;
+        let (lo, hi) = self.ratio_interval()?;
+        Some(if hi <= allowed {
+            Verdict::Meets
+        } else if lo > allowed {
+            Verdict::Misses
+        } else {
+            Verdict::Undecided
+        })
+    }
+
+    /// Timed launch pairs so far.
+    pub fn pairs(&self) -> usize {
+        self.rust.as_ref().map_or(0, |s| s.ms.len())
     }
 
     fn verdict(&self) -> String {
         if let Some(e) = self.failure() {
             return format!("FAIL: {e}");
         }
-        match (self.meets(), self.target) {
-            (Some(true), Some(t)) => format!("meets <= {t:.2}"),
-            (Some(false), Some(t)) => format!("misses <= {t:.2}"),
-            (None, _) if self.rust.is_none() => "C++ only (Rust row: primitives issue)".into(),
-            (None, _) if self.rust_only => "Rust only (no C++ counterpart)".into(),
+        match (self.meets(), self.target, self.ratio_interval()) {
+            (Some(Verdict::Meets), Some(t), _) => format!("meets <= {t:.2}"),
+            (Some(Verdict::Misses), Some(t), _) => format!("misses <= {t:.2}"),
+            (Some(Verdict::Undecided), Some(t), Some((lo, hi))) => format!(
+                "undecided <= {t:.2} (95% interval {lo:.2}-{hi:.2} after {} pairs)",
+                self.pairs()
+            ),
+            (None, _, _) if self.rust.is_none() => "C++ only (Rust row: primitives issue)".into(),
+            (None, _, _) if self.rust_only => "Rust only (no C++ counterpart)".into(),
             _ => String::new(),
         }
     }
+}
+
+/// A row against its target: see [`Row::meets`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Verdict {
+    Meets,
+    Misses,
+    Undecided,
 }
 
 fn fmt_ns(ns: f64) -> String {
@@ -156,7 +208,7 @@ pub fn target(case: &str) -> Option<f64> {
 pub fn line(r: &Row) -> String {
     let [rust, cpp, ratio] = r.cells();
     format!(
-        "{:<46} {:>20} {:>20} {:>6}  {}",
+        "{:<46} {:>20} {:>20} {:>17}  {}",
         r.case,
         rust,
         cpp,
@@ -168,8 +220,8 @@ pub fn line(r: &Row) -> String {
 /// The header for [`line`].
 pub fn header() -> String {
     format!(
-        "{:<46} {:>20} {:>20} {:>6}  {}",
-        "case", "Rust (spread)", "C++ (spread)", "R/C", "target"
+        "{:<46} {:>20} {:>20} {:>17}  {}",
+        "case", "Rust (spread)", "C++ (spread)", "R/C (95%)", "target"
     )
 }
 
@@ -202,7 +254,7 @@ pub fn json(meta: &[(&str, String)], rows: &[Row]) -> String {
     for (i, r) in rows.iter().enumerate() {
         writeln!(
             o,
-            "    {{\"case\": {}, \"unit\": {}, \"rust\": {}, \"cpp\": {}, \"ratio\": {}}}{}",
+            "    {{\"case\": {}, \"unit\": {}, \"rust\": {}, \"cpp\": {}, \"ratio\": {}, \"ratio_95\": {}, \"verdict\": {}}}{}",
             json_str(&r.case),
             json_str(r.unit),
             json_side(&r.rust),
@@ -210,6 +262,10 @@ pub fn json(meta: &[(&str, String)], rows: &[Row]) -> String {
             r.ratio()
                 .map(|v| format!("{v:.4}"))
                 .unwrap_or("null".into()),
+            r.ratio_interval()
+                .map(|(lo, hi)| format!("[{lo:.4}, {hi:.4}]"))
+                .unwrap_or("null".into()),
+            json_str(&r.verdict()),
             if i + 1 < rows.len() { "," } else { "" }
         )
         .unwrap();
@@ -230,9 +286,13 @@ pub fn markdown(meta: &[(&str, String)], rows: &[Row], sass: &str) -> String {
         "\nEach case: 2 warm-up launches per side, then Rust and C++ launches alternate (A B A B ...) on the\n\
          same stream of the same context; each launch is timed with CUDA events around the kernel and\n\
          checked (a wrong result is FAIL, not a time). Cells: median time per unit of work, with the\n\
-         p10-p90 spread as a percentage of the median. R/C: Rust median / C++ median (lower is better\n\
-         for Rust). Targets: atomics 1.00, mutex at 132x256 at most 0.5, grid barrier\n\
-         (`grid_sync` rows) at most 0.75, everything else at most 1.0 (a 2% noise allowance is applied).\n\n",
+         p10-p90 spread as a percentage of the median. R/C: the median over launch pairs of Rust time /\n\
+         C++ time (lower is better for Rust), with its distribution-free 95% confidence interval.\n\
+         Targets: atomics 1.00, mutex at 132x256 at most 0.5, grid barrier (`grid_sync` rows) at most\n\
+         0.75, everything else at most 1.0, with a 2% allowance. A row meets its target when the whole\n\
+         interval is at or under it and misses when the whole interval is above it; a row the first\n\
+         launches cannot decide gets more pairs (up to the maximum in the list above), and one still\n\
+         undecided says so with its interval.\n\n",
     );
     o.push_str(&format!("![R/C per row]({SVG_NAME})\n\n"));
     o.push_str("| case | unit | Rust | C++ | R/C | target |\n|---|---|---|---|---|---|\n");
@@ -284,6 +344,7 @@ pub fn svg(rows: &[Row]) -> String {
     const GREEN: &str = "#2e7d32";
     const RED: &str = "#c62828";
     const GREY: &str = "#9e9e9e";
+    const AMBER: &str = "#f9a825";
     let xmax = rows
         .iter()
         .filter_map(Row::ratio)
@@ -310,12 +371,13 @@ pub fn svg(rows: &[Row]) -> String {
     for (i, (color, what)) in [
         (GREEN, "meets its target"),
         (RED, "misses its target"),
+        (AMBER, "undecided"),
         (GREY, "no ratio"),
     ]
     .iter()
     .enumerate()
     {
-        let lx = 8.0 + i as f64 * 170.0;
+        let lx = 8.0 + i as f64 * 150.0;
         writeln!(
             o,
             "<circle cx=\"{}\" cy=\"30\" r=\"5\" fill=\"{color}\"/><text x=\"{}\" y=\"34\">{what}</text>",
@@ -326,8 +388,8 @@ pub fn svg(rows: &[Row]) -> String {
     }
     writeln!(
         o,
-        "<line x1=\"523\" y1=\"24\" x2=\"523\" y2=\"36\" stroke=\"#000000\" stroke-width=\"2\" \
-         stroke-dasharray=\"2,1\"/><text x=\"532\" y=\"34\">a target other than 1.0</text>"
+        "<line x1=\"613\" y1=\"24\" x2=\"613\" y2=\"36\" stroke=\"#000000\" stroke-width=\"2\" \
+         stroke-dasharray=\"2,1\"/><text x=\"622\" y=\"34\">a target other than 1.0</text>"
     )
     .unwrap();
     // Grid and axis labels every 0.5.
@@ -350,8 +412,9 @@ pub fn svg(rows: &[Row]) -> String {
         .map(|r| {
             let (color, value) = match (r.failure(), r.ratio(), r.meets()) {
                 (Some(_), _, _) => (RED, "FAIL".to_string()),
-                (None, Some(ratio), Some(true)) => (GREEN, format!("{ratio:.2}")),
-                (None, Some(ratio), Some(false)) => (RED, format!("{ratio:.2}")),
+                (None, Some(ratio), Some(Verdict::Meets)) => (GREEN, format!("{ratio:.2}")),
+                (None, Some(ratio), Some(Verdict::Misses)) => (RED, format!("{ratio:.2}")),
+                (None, Some(ratio), Some(Verdict::Undecided)) => (AMBER, format!("{ratio:.2} ?")),
                 (None, Some(ratio), None) => (GREY, format!("{ratio:.2}")),
                 (None, None, _) if r.rust.is_none() => (GREY, "C++ only".into()),
                 (None, None, _) if r.cpp.is_none() || r.rust_only => (GREY, "Rust only".into()),
@@ -451,7 +514,45 @@ mod tests {
             rust_only: false,
         };
         assert_eq!(row.ratio(), Some(0.5));
-        assert_eq!(row.verdict(), "meets <= 1.00");
+        // Five pairs: the interval is the whole range, 1/6 to 100/6.
+        assert_eq!(row.ratio_interval(), Some((1.0 / 6.0, 100.0 / 6.0)));
+        assert_eq!(row.meets(), Some(Verdict::Undecided));
+        assert!(row
+            .verdict()
+            .starts_with("undecided <= 1.00 (95% interval 0.17-16.67 after 5 pairs)"));
+    }
+
+    /// Fifteen pairs: the interval runs from the 4th to the 12th smallest ratio.
+    #[test]
+    fn a_verdict_needs_the_whole_interval_on_one_side() {
+        let row = |ratios: &[f64]| Row {
+            case: "atomic/x".into(),
+            unit: "x",
+            rust: Some(side(ratios)),
+            cpp: Some(side(&vec![1.0; ratios.len()])),
+            target: Some(1.0),
+            rust_only: false,
+        };
+        let mut r: Vec<f64> = (0..15).map(|i| 0.90 + i as f64 * 0.01).collect();
+        assert_eq!(row(&r).ratio_interval(), Some((r[3], r[11])));
+        // 0.93-1.01: at or under 1.02.
+        assert_eq!(row(&r).meets(), Some(Verdict::Meets));
+        // Shifted to 1.03-1.11: all above the allowance.
+        r.iter_mut().for_each(|x| *x += 0.10);
+        assert_eq!(row(&r).meets(), Some(Verdict::Misses));
+        assert_eq!(row(&r).verdict(), "misses <= 1.00");
+        // 0.98-1.06 straddles 1.02.
+        r.iter_mut().for_each(|x| *x -= 0.05);
+        assert_eq!(row(&r).meets(), Some(Verdict::Undecided));
+        // The ratio pairs launches by position: the reversed Rust side gives other ratios.
+        r.reverse();
+        let mut c = side(&[1.0; 15]);
+        c.ms[0] = 2.0;
+        let paired = Row {
+            cpp: Some(c),
+            ..row(&r)
+        };
+        assert_eq!(paired.pair_ratios().unwrap()[0], r[0] / 2.0);
     }
 
     #[test]

@@ -144,6 +144,73 @@ atomic_kernels! {
     atomic__exchange__distinct__gpu__relaxed__u64:   u64, Gpu, Exchange, distinct, Relaxed;
     atomic__exchange__distinct__gpu__acq_rel__u32:   u32, Gpu, Exchange, distinct, AcqRel;
     atomic__exchange__distinct__gpu__acq_rel__u64:   u64, Gpu, Exchange, distinct, AcqRel;
+    // 8- and 16-bit RMWs have no PTX instruction: both sides loop a 32-bit CAS on the word
+    // that holds them.
+    atomic__fetch_add__contended__gpu__relaxed__u8:  u8,  Gpu, FetchAdd, contended, Relaxed;
+    atomic__fetch_add__contended__gpu__relaxed__u16: u16, Gpu, FetchAdd, contended, Relaxed;
+}
+
+/// `atomic/cas_loop_global/contended/cta/relaxed/u64`: the u64 CAS-loop row through
+/// `Global<Atomic<u64, Cta>>` (`atom.global.cas`: no generic-address fallback path in the SASS).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn atomic__cas_loop_global__contended__cta__relaxed__u64(
+    words: *mut u64,
+    out: *mut u64,
+    iters: i32,
+) {
+    let a =
+        ptx_sync::Global::<Atomic<u64, Cta>>::from_generic(word::<u64, Cta>(words, true).cast());
+    let mut sum = 0u64;
+    for _ in 0..iters {
+        let mut v = a.load(Relaxed);
+        while let Err(now) = a.compare_exchange_weak(v, v.wrapping_add(1), Relaxed, Relaxed) {
+            v = now;
+        }
+        sum = sum.wrapping_add(v);
+    }
+    *out.add(global_id()) = sum;
+}
+
+/// `atomic/cas_loop_not_unrolled/contended/cta/relaxed/u64`: the u64 CAS-loop row with the trip
+/// count read through a volatile load each iteration, so LLVM cannot unroll the outer loop.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn atomic__cas_loop_not_unrolled__contended__cta__relaxed__u64(
+    words: *mut u64,
+    out: *mut u64,
+    iters: i32,
+) {
+    let a = Atomic::<u64, Cta>::from_ptr(word::<u64, Cta>(words, true));
+    let mut sum = 0u64;
+    let mut i = 0;
+    while i < core::ptr::read_volatile(&iters) {
+        sum = sum.wrapping_add(op!(CasLoop, a, tid, i, u64, Relaxed));
+        i += 1;
+    }
+    *out.add(global_id()) = sum;
+}
+
+/// `atomic/cas_loop/contended/gpu/relaxed/u128`: the grid increments one 128-bit word with a
+/// compare-exchange loop (`atom.cas.b128`, sm_90).
+#[cfg(target_feature = "sm_90")]
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn atomic__cas_loop__contended__gpu__relaxed__u128(
+    words: *mut u128,
+    out: *mut u128,
+    iters: i32,
+) {
+    let a = Atomic::<u128, Gpu>::from_ptr(words);
+    let mut sum = 0u128;
+    for _ in 0..iters {
+        let mut v = a.load(Relaxed);
+        loop {
+            match a.compare_exchange(v, v.wrapping_add(1), Relaxed, Relaxed) {
+                Ok(_) => break,
+                Err(now) => v = now,
+            }
+        }
+        sum = sum.wrapping_add(v);
+    }
+    *out.add(global_id()) = sum;
 }
 
 macro_rules! float_kernel {
