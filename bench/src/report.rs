@@ -180,7 +180,10 @@ pub fn unit(case: &str) -> &'static str {
     }
     match case.split('/').next().unwrap_or("") {
         "binary_semaphore" => "per critical section",
-        "semaphore" => "per item, 66 producer + 66 consumer blocks, 1024 slots (aggregate)",
+        "semaphore" | "queue" => {
+            "per item, 66 producer + 66 consumer blocks, 1024 slots (aggregate)"
+        }
+        "rwlock" => "per operation, whole grid (aggregate)",
         "scan" => "per element (aggregate)",
         "atomic" => "ns per op, whole grid (aggregate)",
         "space" if case.contains("spinlock") => "per critical section, whole grid (aggregate)",
@@ -652,6 +655,19 @@ mod tests {
         assert!(well_formed("<svg><rect/></svg><svg/>").is_err());
         // BENCHMARKS.md embeds it.
         assert!(markdown(&[], &rows, "").contains("![R/C per row](bench.svg)"));
+    }
+
+    #[test]
+    fn queue_and_rwlock_rows_have_their_own_units() {
+        assert_eq!(
+            unit("queue/turn_ring/66+66x64"),
+            unit("semaphore/mpmc_queue/66+66x64")
+        );
+        assert_eq!(
+            unit("rwlock/read_mostly/132x256"),
+            "per operation, whole grid (aggregate)"
+        );
+        assert_eq!(unit("grid_barrier/grid_sync/132"), "per barrier");
     }
 
     #[test]
