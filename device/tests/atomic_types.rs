@@ -1,6 +1,8 @@
 //! The 8/16-bit and half-float atomic types on the host backend: 8/16-bit integers, half floats and their
 //! exact conversions, float min/max (PTX's NaN and signed-zero rule), `update` / `try_update`
 //! on every type, and the sm_90 vector types (per lane on the host). Exact values throughout.
+// Not a loom model: built without `--cfg loom` only (loom's run builds every test target).
+#![cfg(not(loom))]
 
 mod common {
     pub mod threads;

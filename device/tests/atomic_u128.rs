@@ -3,6 +3,8 @@
 //! exact, no load sees half of an update, two views of one address share one lock, neighbours
 //! in an array stay independent, a release store publishes what was written before it, and
 //! the orders each operation refuses panic as core's do. Exact values throughout.
+// Not a loom model: built without `--cfg loom` only (loom's run builds every test target).
+#![cfg(not(loom))]
 
 mod common {
     pub mod threads;

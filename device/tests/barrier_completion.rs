@@ -3,6 +3,8 @@
 //! per phase, in whichever arrival completes the phase (split `arrive`, `arrive_n`,
 //! `arrive_and_wait`, `arrive_and_wait_with`, `arrive_and_drop`), before anyone is released.
 //! (loom.rs checks the ordering exhaustively; warps.rs with emulated warps.)
+// Not a loom model: built without `--cfg loom` only (loom's run builds every test target).
+#![cfg(not(loom))]
 
 use core::cell::UnsafeCell;
 use core::time::Duration;

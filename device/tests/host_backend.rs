@@ -1,5 +1,7 @@
 //! The host backend (core::sync::atomic) under real thread contention: algorithms written
 //! against `ptx_sync` are testable on a CPU, so its results must be exact here too.
+// Not a loom model: built without `--cfg loom` only (loom's run builds every test target).
+#![cfg(not(loom))]
 
 mod common {
     pub mod threads;

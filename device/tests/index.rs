@@ -3,6 +3,8 @@
 //! grid-stride loop covers `0..n` exactly once for `n` below, at and above the grid's size,
 //! the lanes of each warp are a real emulated warp, `shared!` variables belong to one block
 //! at a time, and misuse fails with a message instead of hanging. Exact values throughout.
+// Not a loom model: built without `--cfg loom` only (loom's run builds every test target).
+#![cfg(not(loom))]
 
 use ptx_sync::index::{self, run_grid, Dim3, KernelPtr, MAX_BLOCK_THREADS, MAX_GRID_THREADS};
 use ptx_sync::{block, warp, Atomic, Gpu, Ordering::*};

@@ -4,7 +4,7 @@
 //! `loom::cell::UnsafeCell`, so loom also reports any access not ordered by happens-before:
 //! that is how a missing release or acquire shows up.
 //!
-//! Run: `RUSTFLAGS="--cfg loom" cargo test -p ptx-sync --test loom --release`
+//! Run: `RUSTFLAGS="--cfg loom" cargo test -p ptx-sync --release --test '*'`
 #![cfg(loom)]
 
 use loom::cell::UnsafeCell;

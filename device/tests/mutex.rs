@@ -1,4 +1,6 @@
 //! `Mutex` on the host backend with real threads: mutual exclusion, counted exactly.
+// Not a loom model: built without `--cfg loom` only (loom's run builds every test target).
+#![cfg(not(loom))]
 
 use core::time::Duration;
 use ptx_sync::{Atomic, Gpu, Mutex, Ordering::*, Spin, Sys};

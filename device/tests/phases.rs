@@ -1,6 +1,8 @@
 //! Host-backend tests of the phase and count API borrowed from libcu++:
 //! `Barrier::arrive_n`, `wait_parity` / `try_wait_parity`, `Token::parity`, `max()` on
 //! Barrier, Latch and Semaphore, and in-place `init` of Latch and Semaphore.
+// Not a loom model: built without `--cfg loom` only (loom's run builds every test target).
+#![cfg(not(loom))]
 
 use ptx_sync::{Barrier, Gpu, Latch, Semaphore};
 use std::sync::atomic::{AtomicU32, Ordering::SeqCst};

@@ -1,5 +1,7 @@
 //! The primitives on the host backend (core atomics) with real threads: the same algorithms
 //! the GPU runs, counted exactly. (loom.rs checks them exhaustively on small cases.)
+// Not a loom model: built without `--cfg loom` only (loom's run builds every test target).
+#![cfg(not(loom))]
 
 use core::time::Duration;
 use ptx_sync::barrier::init_word;

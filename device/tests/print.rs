@@ -3,6 +3,8 @@
 //! tests/tests/print_ptx.rs), and the text the host prints, which is what C's printf prints for
 //! that format (the GPU suite's `print_*` cases compare the GPU's own output with the same
 //! lines).
+// Not a loom model: built without `--cfg loom` only (loom's run builds every test target).
+#![cfg(not(loom))]
 
 use ptx_sync::print::{Arguments, Line, Literal};
 use ptx_sync::{__gpu_line, gpu_print, gpu_println};

@@ -3,6 +3,8 @@
 //! pushed by count, sum, xor and a bitmap of every value seen (a value lost or delivered
 //! twice fails at least the bitmap), and where one producer's values reach one consumer, in
 //! the order they were pushed. The loom models are in loom.rs.
+// Not a loom model: built without `--cfg loom` only (loom's run builds every test target).
+#![cfg(not(loom))]
 
 mod common {
     pub mod lanes;

@@ -1,5 +1,7 @@
 //! Timed waits and the clock on the host backend: `Duration` budgets, `Instant` deadlines,
 //! the virtual clock (device/src/clock.rs), and every primitive's `*_for` / `*_until`.
+// Not a loom model: built without `--cfg loom` only (loom's run builds every test target).
+#![cfg(not(loom))]
 
 use core::time::Duration;
 use ptx_sync::clock::{nanos, Instant};

@@ -4,6 +4,8 @@
 //! a partial last warp, and lanes that have returned. Every lane's every result is compared
 //! with a value this file computes on its own from the lanes' inputs (PTX's rules written out
 //! again here, not taken from the crate), and the number of checks is exact.
+// Not a loom model: built without `--cfg loom` only (loom's run builds every test target).
+#![cfg(not(loom))]
 
 mod common {
     pub mod lanes;

@@ -2,6 +2,8 @@
 //! (`warp::emulation`: a std thread per lane), in the shapes kernels are written in: lanes of
 //! one warp on different objects, on one object, only some lanes calling, partial warps.
 //! Every case counts what it checks against the exact expected total.
+// Not a loom model: built without `--cfg loom` only (loom's run builds every test target).
+#![cfg(not(loom))]
 
 mod common {
     pub mod lanes;
