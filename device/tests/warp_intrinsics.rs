@@ -513,3 +513,25 @@ fn every_shuffle_value_type_moves_its_bits() {
         rotate(t, |l| f64::from(l) * 1e300);
     });
 }
+
+/// The emulation itself: a misused collective fails with a message instead of hanging.
+#[test]
+#[should_panic(expected = "which have returned")]
+fn a_warp_barrier_waiting_for_a_returned_lane_fails_with_its_name() {
+    emulation::launch(2, LIMIT, |t| {
+        if t.lane == 0 {
+            ptx_sync::warp::sync(0b11);
+        }
+    });
+}
+
+#[test]
+#[should_panic(expected = "still running")]
+fn a_deadlocked_launch_fails_at_its_limit() {
+    let never = Arc::new(AtomicU32::new(0));
+    emulation::launch(1, Duration::from_millis(300), move |_| {
+        while never.load(Relaxed) == 0 {
+            std::thread::yield_now();
+        }
+    });
+}
