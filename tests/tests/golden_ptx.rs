@@ -766,7 +766,7 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
         "barrier_arrive_and_wait" => [&arrive[..], &wait_phase[..], &warp[..]].concat(),
         "barrier_arrive_and_wait_with" => [&knowing_last[..], &wait_phase[..], &warp[..]].concat(),
         "barrier_arrive_and_drop" => knowing_last.to_vec(),
-        // libcu++'s `arrive(update)`, parity waits, and in-place init (device/tests/phases.rs).
+        // libcu++'s `arrive(update)`, parity waits, and in-place init (device/tests/barrier.rs).
         "barrier_arrive_n" => arrive.to_vec(),
         "barrier_wait_parity" => wait_phase.to_vec(),
         "barrier_try_wait_parity" => vec!["ld.acquire.S.b64"],
