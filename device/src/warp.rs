@@ -100,127 +100,28 @@ pub use reduce::{
     reduce_or, reduce_xor, AddValue, BitwiseValue, MinMaxValue,
 };
 
-/// The four ways a shuffle picks its source lane (`shfl.sync.mode`), for the host backends.
-#[cfg(not(target_arch = "nvptx64"))]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum Shfl {
-    Idx,
-    Up,
-    Down,
-    Bfly,
-}
-
-/// The host side of this module when there are no emulated lanes: every thread is a warp of
-/// one, lane 0, whose collectives see only itself. The emulation answers with these outside
-/// `emulation::launch` too.
-#[cfg(not(target_arch = "nvptx64"))]
-pub(crate) mod one_lane {
-    pub(crate) fn lane() -> u32 {
-        0
-    }
-    pub(crate) fn active_mask() -> u32 {
-        1
-    }
-    pub(crate) fn sync(_mask: u32) {}
-    pub(crate) fn match_any(_mask: u32, _value: u64) -> u32 {
-        1
-    }
-    pub(crate) fn match_any_u32(_mask: u32, _value: u32) -> u32 {
-        1
-    }
-    pub(crate) fn match_all(_mask: u32, _value: u64) -> Option<u32> {
-        Some(1)
-    }
-    pub(crate) fn match_all_u32(_mask: u32, _value: u32) -> Option<u32> {
-        Some(1)
-    }
-    pub(crate) fn ballot(_mask: u32, pred: bool) -> u32 {
-        pred as u32
-    }
-    pub(crate) fn any(_mask: u32, pred: bool) -> bool {
-        pred
-    }
-    pub(crate) fn all(_mask: u32, pred: bool) -> bool {
-        pred
-    }
-    pub(crate) fn uni(_mask: u32, _pred: bool) -> bool {
-        true
-    }
-    /// The only lane there is reads itself: its own value, whatever the source.
-    pub(crate) fn shfl(_mode: super::Shfl, _mask: u32, word: u32, _b: u32) -> u32 {
-        word
-    }
-    pub(crate) fn elect_one(_mask: u32) -> bool {
-        true
-    }
-}
-
-/// The host side of this module: emulated lanes, or a warp of one.
-#[cfg(not(target_arch = "nvptx64"))]
-mod host {
-    cfg_warp_emulation! {
-        pub(super) use super::emulation::{
-            active_mask, all, any, ballot, elect_one, lane, match_all, match_all_u32, match_any,
-            match_any_u32, shfl, sync, uni,
-        };
-    }
-    cfg_not_warp_emulation! {
-        pub(super) use super::one_lane::{
-            active_mask, all, any, ballot, elect_one, lane, match_all, match_all_u32, match_any,
-            match_any_u32, shfl, sync, uni,
-        };
-    }
-}
+use crate::backend::warp as backend;
 
 /// This thread's lane (0..32).
 #[inline(always)]
 pub fn lane() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let l: u32;
-        // SAFETY: reads a special register.
-        unsafe { core::arch::asm!("mov.u32 {l}, %laneid;", l = out(reg32) l, options(nostack)) };
-        l
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    host::lane()
+    backend::lane()
 }
 
 /// The lanes of this warp executing this instruction together (`activemask.b32`).
 #[inline(always)]
 pub fn active_mask() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let m: u32;
-        // SAFETY: reads the active mask; not `nomem`, so it is not moved across memory accesses.
-        unsafe { core::arch::asm!("activemask.b32 {m};", m = out(reg32) m, options(nostack)) };
-        m
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    host::active_mask()
+    backend::active_mask()
 }
 
 /// A lane mask special register (`mov.u32 d, %lanemask_*`), or on the host the same bits
 /// computed from [`lane`].
 macro_rules! lanemask {
-    ($(#[$doc:meta])* $name:ident, $insn:literal, $host:expr) => {
+    ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         #[inline(always)]
         pub fn $name() -> u32 {
-            #[cfg(target_arch = "nvptx64")]
-            {
-                let m: u32;
-                // SAFETY: reads a special register.
-                unsafe {
-                    core::arch::asm!($insn, m = out(reg32) m, options(nomem, nostack, pure))
-                };
-                m
-            }
-            #[cfg(not(target_arch = "nvptx64"))]
-            {
-                let host: fn(u32) -> u32 = $host;
-                host(lane())
-            }
+            backend::$name()
         }
     };
 }
@@ -241,9 +142,7 @@ lanemask!(
     ///     assert_eq!(rank, t.lane / 2);
     /// });
     /// ```
-    lanemask_lt,
-    "mov.u32 {m}, %lanemask_lt;",
-    |l| (1 << l) - 1
+    lanemask_lt
 );
 lanemask!(
     /// This lane and the lanes below it: bit `l` for every lane `l <= lane()`
@@ -257,9 +156,7 @@ lanemask!(
     ///     assert_eq!(warp::lanemask_le(), u32::MAX >> (31 - t.lane));
     /// });
     /// ```
-    lanemask_le,
-    "mov.u32 {m}, %lanemask_le;",
-    |l| u32::MAX >> (31 - l)
+    lanemask_le
 );
 lanemask!(
     /// This lane's bit, `1 << lane()` (`mov.u32 %lanemask_eq`;
@@ -271,9 +168,7 @@ lanemask!(
     ///
     /// assert_eq!(warp::lanemask_eq(), 1); // a host thread is lane 0 of a warp of one
     /// ```
-    lanemask_eq,
-    "mov.u32 {m}, %lanemask_eq;",
-    |l| 1 << l
+    lanemask_eq
 );
 lanemask!(
     /// This lane and the lanes above it: bit `l` for every lane `l >= lane()`, all 32 lanes
@@ -288,9 +183,7 @@ lanemask!(
     ///     assert_eq!(warp::lanemask_ge(), u32::MAX << t.lane);
     /// });
     /// ```
-    lanemask_ge,
-    "mov.u32 {m}, %lanemask_ge;",
-    |l| u32::MAX << l
+    lanemask_ge
 );
 lanemask!(
     /// The lanes above this one: bit `l` for every lane `l > lane()`, all 32 lanes whether the
@@ -306,9 +199,7 @@ lanemask!(
     ///     assert_eq!(warp::lanemask_gt() == 0, t.lane == 31);
     /// });
     /// ```
-    lanemask_gt,
-    "mov.u32 {m}, %lanemask_gt;",
-    |l| !(u32::MAX >> (31 - l))
+    lanemask_gt
 );
 
 /// Waits until every lane in `mask` has arrived, and orders their memory accesses
@@ -316,13 +207,7 @@ lanemask!(
 /// Every lane in `mask`, the caller included, must call it with the same mask.
 #[inline(always)]
 pub fn sync(mask: u32) {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: every lane in `mask` calls it (the caller's contract).
-    unsafe {
-        core::arch::asm!("bar.warp.sync {m};", m = in(reg32) mask, options(nostack))
-    };
-    #[cfg(not(target_arch = "nvptx64"))]
-    host::sync(mask)
+    backend::sync(mask)
 }
 
 /// The lanes of `mask` whose `value` equals this lane's (`match.any.sync.b64`, sm_70+; CUDA's
@@ -330,22 +215,7 @@ pub fn sync(mask: u32) {
 /// included, must call it with the same mask.
 #[inline(always)]
 pub fn match_any(mask: u32, value: u64) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let peers: u32;
-        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
-        // waits for the other lanes, so it must not move across memory accesses.
-        unsafe {
-            core::arch::asm!(
-                "match.any.sync.b64 {p}, {v}, {m};",
-                p = out(reg32) peers, v = in(reg64) value, m = in(reg32) mask,
-                options(nostack)
-            )
-        };
-        peers
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    host::match_any(mask, value)
+    backend::match_any(mask, value)
 }
 
 /// The lanes of `mask` whose `value` equals this lane's (`match.any.sync.b32`, sm_70+; CUDA's
@@ -353,22 +223,7 @@ pub fn match_any(mask: u32, value: u64) -> u32 {
 /// included, must call it with the same mask.
 #[inline(always)]
 pub fn match_any_u32(mask: u32, value: u32) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let peers: u32;
-        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
-        // waits for the other lanes, so it must not move across memory accesses.
-        unsafe {
-            core::arch::asm!(
-                "match.any.sync.b32 {p}, {v}, {m};",
-                p = out(reg32) peers, v = in(reg32) value, m = in(reg32) mask,
-                options(nostack)
-            )
-        };
-        peers
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    host::match_any_u32(mask, value)
+    backend::match_any_u32(mask, value)
 }
 
 /// `Some(lanes)` when every non-exited lane of `mask` has the same `value` (`lanes` is then
@@ -378,43 +233,13 @@ pub fn match_any_u32(mask: u32, value: u32) -> u32 {
 /// with the same mask.
 #[inline(always)]
 pub fn match_all(mask: u32, value: u64) -> Option<u32> {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let (lanes, all): (u32, u32);
-        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
-        // waits for the other lanes, so it must not move across memory accesses.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .pred %p; match.all.sync.b64 {d}|%p, {v}, {m}; selp.u32 {a}, 1, 0, %p; }}",
-                d = out(reg32) lanes, a = out(reg32) all, v = in(reg64) value, m = in(reg32) mask,
-                options(nostack)
-            )
-        };
-        (all != 0).then_some(lanes)
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    host::match_all(mask, value)
+    backend::match_all(mask, value)
 }
 
 /// [`match_all`] of a 32-bit value (`match.all.sync.b32 d|p`, sm_70+).
 #[inline(always)]
 pub fn match_all_u32(mask: u32, value: u32) -> Option<u32> {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let (lanes, all): (u32, u32);
-        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
-        // waits for the other lanes, so it must not move across memory accesses.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .pred %p; match.all.sync.b32 {d}|%p, {v}, {m}; selp.u32 {a}, 1, 0, %p; }}",
-                d = out(reg32) lanes, a = out(reg32) all, v = in(reg32) value, m = in(reg32) mask,
-                options(nostack)
-            )
-        };
-        (all != 0).then_some(lanes)
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    host::match_all_u32(mask, value)
+    backend::match_all_u32(mask, value)
 }
 
 /// The lanes of `mask` whose `pred` is true: bit `l` for lane `l` (`vote.sync.ballot.b32`;
@@ -423,22 +248,7 @@ pub fn match_all_u32(mask: u32, value: u32) -> Option<u32> {
 /// same mask.
 #[inline(always)]
 pub fn ballot(mask: u32, pred: bool) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let lanes: u32;
-        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
-        // waits for the other lanes, so it must not move across memory accesses.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .pred %p; setp.ne.u32 %p, {v}, 0; vote.sync.ballot.b32 {d}, %p, {m}; }}",
-                d = out(reg32) lanes, v = in(reg32) pred as u32, m = in(reg32) mask,
-                options(nostack)
-            )
-        };
-        lanes
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    host::ballot(mask, pred)
+    backend::ballot(mask, pred)
 }
 
 /// Whether `pred` is true on any non-exited lane of `mask` (`vote.sync.any.pred`; CUDA's
@@ -446,22 +256,7 @@ pub fn ballot(mask: u32, pred: bool) -> u32 {
 /// it with the same mask.
 #[inline(always)]
 pub fn any(mask: u32, pred: bool) -> bool {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let r: u32;
-        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
-        // waits for the other lanes, so it must not move across memory accesses.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .pred %p; setp.ne.u32 %p, {v}, 0; vote.sync.any.pred %p, %p, {m}; selp.u32 {d}, 1, 0, %p; }}",
-                d = out(reg32) r, v = in(reg32) pred as u32, m = in(reg32) mask,
-                options(nostack)
-            )
-        };
-        r != 0
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    host::any(mask, pred)
+    backend::any(mask, pred)
 }
 
 /// Whether `pred` is true on every non-exited lane of `mask` (`vote.sync.all.pred`; CUDA's
@@ -469,22 +264,7 @@ pub fn any(mask: u32, pred: bool) -> bool {
 /// it with the same mask.
 #[inline(always)]
 pub fn all(mask: u32, pred: bool) -> bool {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let r: u32;
-        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
-        // waits for the other lanes, so it must not move across memory accesses.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .pred %p; setp.ne.u32 %p, {v}, 0; vote.sync.all.pred %p, %p, {m}; selp.u32 {d}, 1, 0, %p; }}",
-                d = out(reg32) r, v = in(reg32) pred as u32, m = in(reg32) mask,
-                options(nostack)
-            )
-        };
-        r != 0
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    host::all(mask, pred)
+    backend::all(mask, pred)
 }
 
 /// Whether `pred` is the same on every non-exited lane of `mask`, all true or all false
@@ -492,22 +272,7 @@ pub fn all(mask: u32, pred: bool) -> bool {
 /// the caller included, must call it with the same mask.
 #[inline(always)]
 pub fn uni(mask: u32, pred: bool) -> bool {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let r: u32;
-        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
-        // waits for the other lanes, so it must not move across memory accesses.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .pred %p; setp.ne.u32 %p, {v}, 0; vote.sync.uni.pred %p, %p, {m}; selp.u32 {d}, 1, 0, %p; }}",
-                d = out(reg32) r, v = in(reg32) pred as u32, m = in(reg32) mask,
-                options(nostack)
-            )
-        };
-        r != 0
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    host::uni(mask, pred)
+    backend::uni(mask, pred)
 }
 
 mod sealed {
@@ -580,24 +345,7 @@ impl ShuffleValue for f64 {
 /// it with the same mask. 64-bit values take two shuffles ([`ShuffleValue`]).
 #[inline(always)]
 pub fn shfl_idx<T: ShuffleValue>(mask: u32, value: T, src_lane: u32) -> T {
-    value.map_words(|w| {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let d: u32;
-            // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`:
-            // it waits for the other lanes, so it must not move across memory accesses.
-            unsafe {
-                core::arch::asm!(
-                    "shfl.sync.idx.b32 {d}, {a}, {b}, 0x1f, {m};",
-                    d = out(reg32) d, a = in(reg32) w, b = in(reg32) src_lane, m = in(reg32) mask,
-                    options(nostack)
-                )
-            };
-            d
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        host::shfl(Shfl::Idx, mask, w, src_lane)
-    })
+    value.map_words(|w| backend::shfl_idx(mask, w, src_lane))
 }
 
 /// `value` of lane `lane() - delta`, or this lane's own `value` when that is below lane 0
@@ -607,24 +355,7 @@ pub fn shfl_idx<T: ShuffleValue>(mask: u32, value: T, src_lane: u32) -> T {
 /// it with the same mask. 64-bit values take two shuffles ([`ShuffleValue`]).
 #[inline(always)]
 pub fn shfl_up<T: ShuffleValue>(mask: u32, value: T, delta: u32) -> T {
-    value.map_words(|w| {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let d: u32;
-            // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`:
-            // it waits for the other lanes, so it must not move across memory accesses.
-            unsafe {
-                core::arch::asm!(
-                    "shfl.sync.up.b32 {d}, {a}, {b}, 0, {m};",
-                    d = out(reg32) d, a = in(reg32) w, b = in(reg32) delta, m = in(reg32) mask,
-                    options(nostack)
-                )
-            };
-            d
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        host::shfl(Shfl::Up, mask, w, delta)
-    })
+    value.map_words(|w| backend::shfl_up(mask, w, delta))
 }
 
 /// `value` of lane `lane() + delta`, or this lane's own `value` when that is past lane 31
@@ -635,24 +366,7 @@ pub fn shfl_up<T: ShuffleValue>(mask: u32, value: T, delta: u32) -> T {
 /// shuffles ([`ShuffleValue`]).
 #[inline(always)]
 pub fn shfl_down<T: ShuffleValue>(mask: u32, value: T, delta: u32) -> T {
-    value.map_words(|w| {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let d: u32;
-            // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`:
-            // it waits for the other lanes, so it must not move across memory accesses.
-            unsafe {
-                core::arch::asm!(
-                    "shfl.sync.down.b32 {d}, {a}, {b}, 0x1f, {m};",
-                    d = out(reg32) d, a = in(reg32) w, b = in(reg32) delta, m = in(reg32) mask,
-                    options(nostack)
-                )
-            };
-            d
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        host::shfl(Shfl::Down, mask, w, delta)
-    })
+    value.map_words(|w| backend::shfl_down(mask, w, delta))
 }
 
 /// `value` of lane `lane() ^ lane_mask` (`shfl.sync.bfly.b32 d, a, lane_mask, 0x1f, mask`;
@@ -662,24 +376,7 @@ pub fn shfl_down<T: ShuffleValue>(mask: u32, value: T, delta: u32) -> T {
 /// it with the same mask. 64-bit values take two shuffles ([`ShuffleValue`]).
 #[inline(always)]
 pub fn shfl_xor<T: ShuffleValue>(mask: u32, value: T, lane_mask: u32) -> T {
-    value.map_words(|w| {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let d: u32;
-            // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`:
-            // it waits for the other lanes, so it must not move across memory accesses.
-            unsafe {
-                core::arch::asm!(
-                    "shfl.sync.bfly.b32 {d}, {a}, {b}, 0x1f, {m};",
-                    d = out(reg32) d, a = in(reg32) w, b = in(reg32) lane_mask, m = in(reg32) mask,
-                    options(nostack)
-                )
-            };
-            d
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        host::shfl(Shfl::Bfly, mask, w, lane_mask)
-    })
+    value.map_words(|w| backend::shfl_bfly(mask, w, lane_mask))
 }
 
 /// True on exactly one non-exited lane of `mask`, the same one every time for the same mask
@@ -691,22 +388,7 @@ pub fn shfl_xor<T: ShuffleValue>(mask: u32, value: T, lane_mask: u32) -> T {
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
 #[inline(always)]
 pub fn elect_one(mask: u32) -> bool {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let r: u32;
-        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
-        // waits for the other lanes, so it must not move across memory accesses.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .pred %p; elect.sync _|%p, {m}; selp.u32 {d}, 1, 0, %p; }}",
-                d = out(reg32) r, m = in(reg32) mask,
-                options(nostack)
-            )
-        };
-        r != 0
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    host::elect_one(mask)
+    backend::elect_one(mask)
 }
 
 /// Whether this lane is the lowest lane of `mask` (`mov.u32 %laneid`, compared with the

@@ -65,7 +65,7 @@ use std::thread_local;
 use std::time::{Duration, Instant};
 use std::vec::Vec;
 
-use super::{one_lane, Shfl};
+use crate::backend::warp::{one_lane, Shfl};
 
 /// One emulated thread, as [`launch`] passes it to the kernel body.
 #[derive(Clone, Copy, Debug)]
@@ -221,11 +221,11 @@ fn with_current<R>(f: impl FnOnce(Option<&mut Current>) -> R) -> R {
     CURRENT.with(|c| f(c.borrow_mut().as_mut()))
 }
 
-pub(super) fn lane() -> u32 {
+pub(crate) fn lane() -> u32 {
     with_current(|c| c.map_or(one_lane::lane(), |c| c.lane))
 }
 
-pub(super) fn active_mask() -> u32 {
+pub(crate) fn active_mask() -> u32 {
     with_current(|c| {
         c.map_or(one_lane::active_mask(), |c| {
             c.active & c.warp.lanes & !c.warp.exited.load(Ordering::Acquire)
@@ -238,7 +238,7 @@ fn me() -> Option<(Arc<Warp>, u32)> {
     with_current(|c| c.map(|c| (c.warp.clone(), c.lane)))
 }
 
-pub(super) fn sync(mask: u32) {
+pub(crate) fn sync(mask: u32) {
     match me() {
         Some((warp, lane)) => {
             warp.collective(Kind::Sync, lane, mask, 0);
@@ -247,7 +247,7 @@ pub(super) fn sync(mask: u32) {
     }
 }
 
-pub(super) fn match_any(mask: u32, value: u64) -> u32 {
+pub(crate) fn match_any(mask: u32, value: u64) -> u32 {
     match me() {
         Some((warp, lane)) => warp
             .collective(Kind::MatchAny, lane, mask, value)
@@ -256,7 +256,7 @@ pub(super) fn match_any(mask: u32, value: u64) -> u32 {
     }
 }
 
-pub(super) fn match_any_u32(mask: u32, value: u32) -> u32 {
+pub(crate) fn match_any_u32(mask: u32, value: u32) -> u32 {
     match me() {
         Some((warp, lane)) => warp
             .collective(Kind::MatchAny32, lane, mask, value.into())
@@ -265,7 +265,7 @@ pub(super) fn match_any_u32(mask: u32, value: u32) -> u32 {
     }
 }
 
-pub(super) fn match_all(mask: u32, value: u64) -> Option<u32> {
+pub(crate) fn match_all(mask: u32, value: u64) -> Option<u32> {
     match me() {
         Some((warp, lane)) => {
             let o = warp.collective(Kind::MatchAll, lane, mask, value);
@@ -275,7 +275,7 @@ pub(super) fn match_all(mask: u32, value: u64) -> Option<u32> {
     }
 }
 
-pub(super) fn match_all_u32(mask: u32, value: u32) -> Option<u32> {
+pub(crate) fn match_all_u32(mask: u32, value: u32) -> Option<u32> {
     match me() {
         Some((warp, lane)) => {
             let o = warp.collective(Kind::MatchAll32, lane, mask, value.into());
@@ -291,21 +291,21 @@ fn vote(warp: &Warp, kind: Kind, lane: u32, mask: u32, pred: bool) -> (u32, u32)
     (o.lanes(|v| v != 0), o.took_part)
 }
 
-pub(super) fn ballot(mask: u32, pred: bool) -> u32 {
+pub(crate) fn ballot(mask: u32, pred: bool) -> u32 {
     match me() {
         Some((warp, lane)) => vote(&warp, Kind::Ballot, lane, mask, pred).0,
         None => one_lane::ballot(mask, pred),
     }
 }
 
-pub(super) fn any(mask: u32, pred: bool) -> bool {
+pub(crate) fn any(mask: u32, pred: bool) -> bool {
     match me() {
         Some((warp, lane)) => vote(&warp, Kind::Any, lane, mask, pred).0 != 0,
         None => one_lane::any(mask, pred),
     }
 }
 
-pub(super) fn all(mask: u32, pred: bool) -> bool {
+pub(crate) fn all(mask: u32, pred: bool) -> bool {
     match me() {
         Some((warp, lane)) => {
             let (yes, took_part) = vote(&warp, Kind::All, lane, mask, pred);
@@ -315,7 +315,7 @@ pub(super) fn all(mask: u32, pred: bool) -> bool {
     }
 }
 
-pub(super) fn uni(mask: u32, pred: bool) -> bool {
+pub(crate) fn uni(mask: u32, pred: bool) -> bool {
     match me() {
         Some((warp, lane)) => {
             let (yes, took_part) = vote(&warp, Kind::Uni, lane, mask, pred);
@@ -325,7 +325,7 @@ pub(super) fn uni(mask: u32, pred: bool) -> bool {
     }
 }
 
-pub(super) fn shfl(mode: Shfl, mask: u32, word: u32, b: u32) -> u32 {
+pub(crate) fn shfl(mode: Shfl, mask: u32, word: u32, b: u32) -> u32 {
     match me() {
         Some((warp, lane)) => {
             let o = warp.collective(Kind::Shfl(mode), lane, mask, word.into());
@@ -339,7 +339,7 @@ pub(super) fn shfl(mode: Shfl, mask: u32, word: u32, b: u32) -> u32 {
     }
 }
 
-pub(super) fn elect_one(mask: u32) -> bool {
+pub(crate) fn elect_one(mask: u32) -> bool {
     match me() {
         Some((warp, lane)) => {
             let o = warp.collective(Kind::Elect, lane, mask, 0);

@@ -1,6 +1,10 @@
 //! The backend switch: the one place an operation picks its GPU or its host body.
 //!
-//! An atomic method names both bodies, `on_target!(sem = order::rmw(order); gpu: ..., host:
+//! Two ways in. A module of operations that exist on both targets with the same signatures
+//! (`backend::warp`) comes from `ptx/` on nvptx and from `host/` elsewhere, and the primitives
+//! call it without naming a target.
+//!
+//! The other: an atomic method names both bodies, `on_target!(sem = order::rmw(order); gpu: ..., host:
 //! ...)`. On nvptx the GPU body runs: a table of `atomic/ptx.rs` turns `sem` and the scope
 //! into one `asm!`. Everywhere else the host body runs, on `crate::loom::host`'s atomics
 //! (core's, or loom's model-checked ones under `--cfg loom`), where every scope is the whole
@@ -27,3 +31,13 @@ macro_rules! on_target {
     }};
 }
 pub(crate) use on_target;
+
+#[cfg(target_arch = "nvptx64")]
+mod ptx;
+#[cfg(target_arch = "nvptx64")]
+pub(crate) use ptx::*;
+
+#[cfg(not(target_arch = "nvptx64"))]
+mod host;
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) use host::*;

@@ -1,0 +1,3 @@
+//! The GPU bodies: each operation is the PTX instruction it documents, through `asm!`.
+
+pub(crate) mod warp;
