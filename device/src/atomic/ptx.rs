@@ -1,13 +1,14 @@
-//! The PTX backend: every `asm!` of the atomics layer, and the one table per instruction kind
-//! that picks its `.sem` and `.scope`.
+//! The PTX backend: every `asm!` of the atomics layer, and the one table that picks each
+//! instruction's `.sem` and `.scope`.
 //!
 //! `asm!` templates must be string literals, so the order and the scope cannot be spliced in
-//! at run time. Instead `with_load_sem!`, `with_store_sem!` and `with_rmw_sem!` match on the
-//! pair (`.sem` of the order, `S::KIND`), both constants at nearly every call site, and list
-//! every pair PTX allows for that instruction, each arm naming its literal qualifiers. Every
-//! wrapper is `#[inline(always)]`, so all arms but one fold away and the kernel contains
-//! exactly one instruction. An order known only at run time never puts an invalid form
-//! (`ld.release`, `red.acquire`) into the PTX: `crate::order` has already panicked for it.
+//! at run time. Instead `with_sem!` matches on the pair (`.sem` of the order, `S::KIND`), both
+//! constants at nearly every call site, with one arm per pair PTX allows for the instruction
+//! kind (its `load`, `store` and `rmw` rows, which `with_load_sem!`, `with_store_sem!` and
+//! `with_rmw_sem!` name), each arm naming its literal qualifiers. Every wrapper is
+//! `#[inline(always)]`, so all arms but one fold away and the kernel contains exactly one
+//! instruction. An order known only at run time never puts an invalid form (`ld.release`,
+//! `red.acquire`) into the PTX: `crate::order` has already panicked for it.
 //! The instruction each pair emits, for every operation and type, is spelled out in
 //! `device/PTX_TABLE.md`.
 //!
@@ -38,135 +39,105 @@ macro_rules! with_scope {
 }
 pub(crate) use with_scope;
 
-/// Loads: `ld.relaxed`, `ld.acquire`; SeqCst is `fence.sc` + `ld.acquire`.
-macro_rules! with_load_sem {
-    ($S:ty, $sem:expr; $leaf:ident!($($a:tt)*)) => {
+/// The one table from (order, scope) to the `.sem` and `.scope` qualifiers: one row per
+/// instruction kind. Each row names the `.sem` of every order the instruction has a form for,
+/// the form SeqCst uses after its `fence.sc`, and the orders PTX gives it no form for.
+///
+/// - Loads: `ld` has no `.release` (a release orders the accesses before a write, and a load
+///   writes nothing); SeqCst takes the acquire form.
+/// - Stores and `red`: no `.acquire` (nothing is read to acquire from); SeqCst takes the
+///   relaxed form, the fence before it being the release half.
+/// - Read-modify-writes: every `.sem`; SeqCst takes `atom.acquire` (the fence is also the
+///   release half: `fence.sc` followed by a strong write is a release pattern).
+macro_rules! with_sem {
+    (load, $S:ty, $sem:expr; $leaf:ident! $args:tt) => {
+        $crate::atomic::ptx::with_sem!(@stamp $S, $sem, $leaf $args;
+            forms [Relaxed "relaxed", Acquire "acquire"], seq_cst "acquire", refused [Release, AcqRel])
+    };
+    (store, $S:ty, $sem:expr; $leaf:ident! $args:tt) => {
+        $crate::atomic::ptx::with_sem!(@stamp $S, $sem, $leaf $args;
+            forms [Relaxed "relaxed", Release "release"], seq_cst "relaxed", refused [Acquire, AcqRel])
+    };
+    (rmw, $S:ty, $sem:expr; $leaf:ident! $args:tt) => {
+        $crate::atomic::ptx::with_sem!(@stamp $S, $sem, $leaf $args;
+            forms [Relaxed "relaxed", Acquire "acquire", Release "release", AcqRel "acq_rel"],
+            seq_cst "acquire", refused [])
+    };
+    // The refused orders share one catch-all arm: an arm each would hand LLVM another
+    // `switch` for an order known only at run time, and so another branch layout.
+    (@stamp $S:ty, $sem:expr, $leaf:ident $args:tt;
+        forms [$($o:ident $q:literal),*], seq_cst $sc:literal, refused [$($r:ident),+]) => {
+        $crate::atomic::ptx::with_sem!(@match $S, $sem, $leaf $args;
+            forms [$($o $q),*], seq_cst $sc;
+            // `crate::order` has already panicked for the orders this instruction refuses.
+            _ => core::hint::unreachable_unchecked(),)
+    };
+    (@stamp $S:ty, $sem:expr, $leaf:ident $args:tt;
+        forms [$($o:ident $q:literal),*], seq_cst $sc:literal, refused []) => {
+        $crate::atomic::ptx::with_sem!(@match $S, $sem, $leaf $args; forms [$($o $q),*], seq_cst $sc;)
+    };
+    // One arm per (order, scope) pair, then `$rest`. The leaf's operands travel as one token
+    // tree, `$args`, because a `$(..)*` list cannot be repeated inside the repetition over the
+    // orders.
+    (@match $S:ty, $sem:expr, $leaf:ident $args:tt;
+        forms [$($o:ident $q:literal),*], seq_cst $sc:literal; $($rest:tt)*) => {
         match ($sem, <$S as $crate::scope::Scope>::KIND) {
-            ($crate::order::Sem::Relaxed, $crate::scope::ScopeKind::Cta) => $leaf!("cta", "relaxed", $($a)*),
-            #[cfg(target_feature = "sm_90")]
-            ($crate::order::Sem::Relaxed, $crate::scope::ScopeKind::Cluster) => $leaf!("cluster", "relaxed", $($a)*),
-            ($crate::order::Sem::Relaxed, $crate::scope::ScopeKind::Gpu) => $leaf!("gpu", "relaxed", $($a)*),
-            ($crate::order::Sem::Relaxed, $crate::scope::ScopeKind::Sys) => $leaf!("sys", "relaxed", $($a)*),
-            ($crate::order::Sem::Acquire, $crate::scope::ScopeKind::Cta) => $leaf!("cta", "acquire", $($a)*),
-            #[cfg(target_feature = "sm_90")]
-            ($crate::order::Sem::Acquire, $crate::scope::ScopeKind::Cluster) => $leaf!("cluster", "acquire", $($a)*),
-            ($crate::order::Sem::Acquire, $crate::scope::ScopeKind::Gpu) => $leaf!("gpu", "acquire", $($a)*),
-            ($crate::order::Sem::Acquire, $crate::scope::ScopeKind::Sys) => $leaf!("sys", "acquire", $($a)*),
+            $(
+                ($crate::order::Sem::$o, $crate::scope::ScopeKind::Cta) => $crate::atomic::ptx::with_sem!(@leaf $leaf "cta" $q $args),
+                #[cfg(target_feature = "sm_90")]
+                ($crate::order::Sem::$o, $crate::scope::ScopeKind::Cluster) => $crate::atomic::ptx::with_sem!(@leaf $leaf "cluster" $q $args),
+                ($crate::order::Sem::$o, $crate::scope::ScopeKind::Gpu) => $crate::atomic::ptx::with_sem!(@leaf $leaf "gpu" $q $args),
+                ($crate::order::Sem::$o, $crate::scope::ScopeKind::Sys) => $crate::atomic::ptx::with_sem!(@leaf $leaf "sys" $q $args),
+            )*
             ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Cta) => {
                 $crate::fence::fence_sc::<$S>();
-                $leaf!("cta", "acquire", $($a)*)
+                $crate::atomic::ptx::with_sem!(@leaf $leaf "cta" $sc $args)
             },
             #[cfg(target_feature = "sm_90")]
             ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Cluster) => {
                 $crate::fence::fence_sc::<$S>();
-                $leaf!("cluster", "acquire", $($a)*)
+                $crate::atomic::ptx::with_sem!(@leaf $leaf "cluster" $sc $args)
             },
             ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Gpu) => {
                 $crate::fence::fence_sc::<$S>();
-                $leaf!("gpu", "acquire", $($a)*)
+                $crate::atomic::ptx::with_sem!(@leaf $leaf "gpu" $sc $args)
             },
             ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Sys) => {
                 $crate::fence::fence_sc::<$S>();
-                $leaf!("sys", "acquire", $($a)*)
+                $crate::atomic::ptx::with_sem!(@leaf $leaf "sys" $sc $args)
             },
             // No `Cluster` marker exists below sm_90, so no `Scope` has this kind.
             #[cfg(not(target_feature = "sm_90"))]
             (_, $crate::scope::ScopeKind::Cluster) => core::hint::unreachable_unchecked(),
-            // `crate::order` has already panicked for the orders this instruction refuses.
-            _ => core::hint::unreachable_unchecked(),
+            $($rest)*
         }
+    };
+    (@leaf $leaf:ident $scope:literal $q:literal ($($a:tt)*)) => {
+        $leaf!($scope, $q, $($a)*)
+    };
+}
+pub(crate) use with_sem;
+
+/// Loads: `with_sem!`'s `load` row.
+macro_rules! with_load_sem {
+    ($S:ty, $sem:expr; $leaf:ident! $args:tt) => {
+        $crate::atomic::ptx::with_sem!(load, $S, $sem; $leaf! $args)
     };
 }
 pub(crate) use with_load_sem;
 
-/// Stores and `red`: the `.relaxed` and `.release` forms; SeqCst is `fence.sc` + the `.relaxed`
-/// form.
+/// Stores and `red`: `with_sem!`'s `store` row.
 macro_rules! with_store_sem {
-    ($S:ty, $sem:expr; $leaf:ident!($($a:tt)*)) => {
-        match ($sem, <$S as $crate::scope::Scope>::KIND) {
-            ($crate::order::Sem::Relaxed, $crate::scope::ScopeKind::Cta) => $leaf!("cta", "relaxed", $($a)*),
-            #[cfg(target_feature = "sm_90")]
-            ($crate::order::Sem::Relaxed, $crate::scope::ScopeKind::Cluster) => $leaf!("cluster", "relaxed", $($a)*),
-            ($crate::order::Sem::Relaxed, $crate::scope::ScopeKind::Gpu) => $leaf!("gpu", "relaxed", $($a)*),
-            ($crate::order::Sem::Relaxed, $crate::scope::ScopeKind::Sys) => $leaf!("sys", "relaxed", $($a)*),
-            ($crate::order::Sem::Release, $crate::scope::ScopeKind::Cta) => $leaf!("cta", "release", $($a)*),
-            #[cfg(target_feature = "sm_90")]
-            ($crate::order::Sem::Release, $crate::scope::ScopeKind::Cluster) => $leaf!("cluster", "release", $($a)*),
-            ($crate::order::Sem::Release, $crate::scope::ScopeKind::Gpu) => $leaf!("gpu", "release", $($a)*),
-            ($crate::order::Sem::Release, $crate::scope::ScopeKind::Sys) => $leaf!("sys", "release", $($a)*),
-            ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Cta) => {
-                $crate::fence::fence_sc::<$S>();
-                $leaf!("cta", "relaxed", $($a)*)
-            },
-            #[cfg(target_feature = "sm_90")]
-            ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Cluster) => {
-                $crate::fence::fence_sc::<$S>();
-                $leaf!("cluster", "relaxed", $($a)*)
-            },
-            ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Gpu) => {
-                $crate::fence::fence_sc::<$S>();
-                $leaf!("gpu", "relaxed", $($a)*)
-            },
-            ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Sys) => {
-                $crate::fence::fence_sc::<$S>();
-                $leaf!("sys", "relaxed", $($a)*)
-            },
-            // No `Cluster` marker exists below sm_90, so no `Scope` has this kind.
-            #[cfg(not(target_feature = "sm_90"))]
-            (_, $crate::scope::ScopeKind::Cluster) => core::hint::unreachable_unchecked(),
-            // `crate::order` has already panicked for the orders this instruction refuses.
-            _ => core::hint::unreachable_unchecked(),
-        }
+    ($S:ty, $sem:expr; $leaf:ident! $args:tt) => {
+        $crate::atomic::ptx::with_sem!(store, $S, $sem; $leaf! $args)
     };
 }
 pub(crate) use with_store_sem;
 
-/// Read-modify-writes: every `.sem`; SeqCst is `fence.sc` + `atom.acquire` (the fence is also
-/// the release half: `fence.sc` followed by a strong write is a release pattern).
+/// Read-modify-writes: `with_sem!`'s `rmw` row.
 macro_rules! with_rmw_sem {
-    ($S:ty, $sem:expr; $leaf:ident!($($a:tt)*)) => {
-        match ($sem, <$S as $crate::scope::Scope>::KIND) {
-            ($crate::order::Sem::Relaxed, $crate::scope::ScopeKind::Cta) => $leaf!("cta", "relaxed", $($a)*),
-            #[cfg(target_feature = "sm_90")]
-            ($crate::order::Sem::Relaxed, $crate::scope::ScopeKind::Cluster) => $leaf!("cluster", "relaxed", $($a)*),
-            ($crate::order::Sem::Relaxed, $crate::scope::ScopeKind::Gpu) => $leaf!("gpu", "relaxed", $($a)*),
-            ($crate::order::Sem::Relaxed, $crate::scope::ScopeKind::Sys) => $leaf!("sys", "relaxed", $($a)*),
-            ($crate::order::Sem::Acquire, $crate::scope::ScopeKind::Cta) => $leaf!("cta", "acquire", $($a)*),
-            #[cfg(target_feature = "sm_90")]
-            ($crate::order::Sem::Acquire, $crate::scope::ScopeKind::Cluster) => $leaf!("cluster", "acquire", $($a)*),
-            ($crate::order::Sem::Acquire, $crate::scope::ScopeKind::Gpu) => $leaf!("gpu", "acquire", $($a)*),
-            ($crate::order::Sem::Acquire, $crate::scope::ScopeKind::Sys) => $leaf!("sys", "acquire", $($a)*),
-            ($crate::order::Sem::Release, $crate::scope::ScopeKind::Cta) => $leaf!("cta", "release", $($a)*),
-            #[cfg(target_feature = "sm_90")]
-            ($crate::order::Sem::Release, $crate::scope::ScopeKind::Cluster) => $leaf!("cluster", "release", $($a)*),
-            ($crate::order::Sem::Release, $crate::scope::ScopeKind::Gpu) => $leaf!("gpu", "release", $($a)*),
-            ($crate::order::Sem::Release, $crate::scope::ScopeKind::Sys) => $leaf!("sys", "release", $($a)*),
-            ($crate::order::Sem::AcqRel, $crate::scope::ScopeKind::Cta) => $leaf!("cta", "acq_rel", $($a)*),
-            #[cfg(target_feature = "sm_90")]
-            ($crate::order::Sem::AcqRel, $crate::scope::ScopeKind::Cluster) => $leaf!("cluster", "acq_rel", $($a)*),
-            ($crate::order::Sem::AcqRel, $crate::scope::ScopeKind::Gpu) => $leaf!("gpu", "acq_rel", $($a)*),
-            ($crate::order::Sem::AcqRel, $crate::scope::ScopeKind::Sys) => $leaf!("sys", "acq_rel", $($a)*),
-            ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Cta) => {
-                $crate::fence::fence_sc::<$S>();
-                $leaf!("cta", "acquire", $($a)*)
-            },
-            #[cfg(target_feature = "sm_90")]
-            ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Cluster) => {
-                $crate::fence::fence_sc::<$S>();
-                $leaf!("cluster", "acquire", $($a)*)
-            },
-            ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Gpu) => {
-                $crate::fence::fence_sc::<$S>();
-                $leaf!("gpu", "acquire", $($a)*)
-            },
-            ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Sys) => {
-                $crate::fence::fence_sc::<$S>();
-                $leaf!("sys", "acquire", $($a)*)
-            },
-            // No `Cluster` marker exists below sm_90, so no `Scope` has this kind.
-            #[cfg(not(target_feature = "sm_90"))]
-            (_, $crate::scope::ScopeKind::Cluster) => core::hint::unreachable_unchecked(),
-        }
+    ($S:ty, $sem:expr; $leaf:ident! $args:tt) => {
+        $crate::atomic::ptx::with_sem!(rmw, $S, $sem; $leaf! $args)
     };
 }
 pub(crate) use with_rmw_sem;
