@@ -149,24 +149,19 @@ macro_rules! float_bits_atomic {
         // that RMW would store what is there, so the load alone is it, with the acquire part of
         // `order` (no write to release).
         impl AtomicMinMax for $t {
-            #[inline(always)]
-            fn fetch_min<S: Scope>(a: &Atomic<Self, S>, val: $t, order: Ordering) -> $t {
-                match Self::try_update(a, order, crate::atomic::read_part(order), |x| {
-                    let m = x.min_num(val);
-                    (m.to_bits() != x.to_bits()).then_some(m)
-                }) {
-                    Ok(x) | Err(x) => x,
-                }
-            }
-
-            #[inline(always)]
-            fn fetch_max<S: Scope>(a: &Atomic<Self, S>, val: $t, order: Ordering) -> $t {
-                match Self::try_update(a, order, crate::atomic::read_part(order), |x| {
-                    let m = x.max_num(val);
-                    (m.to_bits() != x.to_bits()).then_some(m)
-                }) {
-                    Ok(x) | Err(x) => x,
-                }
+            $crate::atomic::float::float_bits_atomic!(@min_max $t, fetch_min, min_num);
+            $crate::atomic::float::float_bits_atomic!(@min_max $t, fetch_max, max_num);
+        }
+    };
+    // The one body of `fetch_min` and `fetch_max`: `$pick` is `min_num` or `max_num`.
+    (@min_max $t:ident, $name:ident, $pick:ident) => {
+        #[inline(always)]
+        fn $name<S: Scope>(a: &Atomic<Self, S>, val: $t, order: Ordering) -> $t {
+            match Self::try_update(a, order, crate::atomic::read_part(order), |x| {
+                let m = x.$pick(val);
+                (m.to_bits() != x.to_bits()).then_some(m)
+            }) {
+                Ok(x) | Err(x) => x,
             }
         }
     };
