@@ -433,12 +433,23 @@ macro_rules! host_atomic {
 macro_rules! space_common {
     ($H:ident, $space:literal, $areg:ident, $t:ident, $bits:ident, $reg:ident, $b:literal,
      $add:literal, $one:literal, $two:literal, $doc:ident) => {
-        #[doc = concat!("Loads the value. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).\n\n",
-            "PTX: `ld.<sem>.<scope>.", $space, ".", $b, "`; SeqCst adds a leading `fence.sc.<scope>`.\n\n",
-            "# Safety\nThe handle points at a live, aligned `Atomic<", stringify!($t), ", S>` in its space, ",
-            "which every concurrent access reaches atomically.\n\n",
-            "# Panics\n\nWhen `order` is Release or AcqRel (as `core`'s `load`), in every build (on the GPU the thread prints the message and traps).\n\n",
-            "```\n", $doc!($t, $one), "assert_eq!(unsafe { a.load(Acquire) }, ", $one, ");\n```")]
+        /// Loads the value. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).
+        ///
+        #[doc = concat!("PTX: `ld.<sem>.<scope>.", $space, ".", $b, "`; SeqCst adds a leading `fence.sc.<scope>`.")]
+        ///
+        /// # Safety
+        #[doc = concat!("The handle points at a live, aligned `Atomic<", stringify!($t), ", S>` in its space,")]
+        /// which every concurrent access reaches atomically.
+        ///
+        /// # Panics
+        ///
+        /// When `order` is Release or AcqRel (as `core`'s `load`), in every build (on the GPU the
+        /// thread prints the message and traps).
+        ///
+        /// ```
+        #[doc = $doc!($t, $one)]
+        #[doc = concat!("assert_eq!(unsafe { a.load(Acquire) }, ", $one, ");")]
+        /// ```
         #[inline(always)]
         #[track_caller]
         pub unsafe fn load(self, order: Ordering) -> $t {
@@ -447,12 +458,23 @@ macro_rules! space_common {
                 host: host_atomic!(self).load(order))
         }
 
-        #[doc = concat!("Stores `val`. Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic).\n\n",
-            "PTX: `st.<sem>.<scope>.", $space, ".", $b, "`; SeqCst is `fence.sc.<scope>` + `st.relaxed`.\n\n",
-            "# Safety\nAs [`load`](Self::load).\n\n",
-            "# Panics\n\nWhen `order` is Acquire or AcqRel (as `core`'s `store`), in every build (on the GPU the thread prints the message and traps).\n\n",
-            "```\n", $doc!($t, $one), "unsafe { a.store(", $two, ", Release) };\n",
-            "assert_eq!(unsafe { a.load(Relaxed) }, ", $two, ");\n```")]
+        /// Stores `val`. Orders: Relaxed, Release, SeqCst (Acquire and AcqRel panic).
+        ///
+        #[doc = concat!("PTX: `st.<sem>.<scope>.", $space, ".", $b, "`; SeqCst is `fence.sc.<scope>` + `st.relaxed`.")]
+        ///
+        /// # Safety
+        /// As [`load`](Self::load).
+        ///
+        /// # Panics
+        ///
+        /// When `order` is Acquire or AcqRel (as `core`'s `store`), in every build (on the GPU the
+        /// thread prints the message and traps).
+        ///
+        /// ```
+        #[doc = $doc!($t, $one)]
+        #[doc = concat!("unsafe { a.store(", $two, ", Release) };")]
+        #[doc = concat!("assert_eq!(unsafe { a.load(Relaxed) }, ", $two, ");")]
+        /// ```
         #[inline(always)]
         #[track_caller]
         pub unsafe fn store(self, val: $t, order: Ordering) {
@@ -461,8 +483,12 @@ macro_rules! space_common {
                 host: host_atomic!(self).store(val, order))
         }
 
-        #[doc = concat!("Stores `val` and returns the previous value. Every order.\n\n",
-            "PTX: `atom.<sem>.<scope>.", $space, ".exch.", $b, "`.\n\n# Safety\nAs [`load`](Self::load).")]
+        /// Stores `val` and returns the previous value. Every order.
+        ///
+        #[doc = concat!("PTX: `atom.<sem>.<scope>.", $space, ".exch.", $b, "`.")]
+        ///
+        /// # Safety
+        /// As [`load`](Self::load).
         #[inline(always)]
         pub unsafe fn swap(self, val: $t, order: Ordering) -> $t {
             on_target!(sem = order::rmw(order);
@@ -470,13 +496,25 @@ macro_rules! space_common {
                 host: host_atomic!(self).swap(val, order))
         }
 
-        #[doc = concat!("Stores `new` if the value is `current` (comparing bits); returns `Ok(previous)` ",
-            "if it did, `Err(actual)` if not. `failure` cannot be Release or AcqRel; the two orders ",
-            "merge into one `.sem`, as [`Atomic::compare_exchange`] documents.\n\n",
-            "PTX: `atom.<sem>.<scope>.", $space, ".cas.", $b, "`.\n\n# Safety\nAs [`load`](Self::load).\n\n",
-            "# Panics\n\nWhen `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the thread prints the message and traps).\n\n",
-            "```\n", $doc!($t, $one), "assert_eq!(unsafe { a.compare_exchange(", $one, ", ", $two, ", AcqRel, Acquire) }, Ok(", $one, "));\n",
-            "assert_eq!(unsafe { a.compare_exchange(", $one, ", ", $two, ", AcqRel, Acquire) }, Err(", $two, "));\n```")]
+        /// Stores `new` if the value is `current` (comparing bits); returns `Ok(previous)` if it
+        /// did, `Err(actual)` if not. `failure` cannot be Release or AcqRel; the two orders merge
+        /// into one `.sem`, as [`Atomic::compare_exchange`] documents.
+        ///
+        #[doc = concat!("PTX: `atom.<sem>.<scope>.", $space, ".cas.", $b, "`.")]
+        ///
+        /// # Safety
+        /// As [`load`](Self::load).
+        ///
+        /// # Panics
+        ///
+        /// When `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the
+        /// thread prints the message and traps).
+        ///
+        /// ```
+        #[doc = $doc!($t, $one)]
+        #[doc = concat!("assert_eq!(unsafe { a.compare_exchange(", $one, ", ", $two, ", AcqRel, Acquire) }, Ok(", $one, "));")]
+        #[doc = concat!("assert_eq!(unsafe { a.compare_exchange(", $one, ", ", $two, ", AcqRel, Acquire) }, Err(", $two, "));")]
+        /// ```
         #[inline(always)]
         #[track_caller]
         pub unsafe fn compare_exchange(self, current: $t, new: $t, success: Ordering, failure: Ordering)
@@ -508,10 +546,18 @@ macro_rules! space_common {
             unsafe { self.compare_exchange(current, new, success, failure) }
         }
 
-        #[doc = concat!("Adds `val` and returns the previous value. Every order.\n\n",
-            "PTX: `atom.<sem>.<scope>.", $space, ".add.", $add, "`.\n\n# Safety\nAs [`load`](Self::load).\n\n",
-            "```\n", $doc!($t, $one), "assert_eq!(unsafe { a.fetch_add(", $one, ", Relaxed) }, ", $one, ");\n",
-            "assert_eq!(unsafe { a.load(Relaxed) }, ", $two, ");\n```")]
+        /// Adds `val` and returns the previous value. Every order.
+        ///
+        #[doc = concat!("PTX: `atom.<sem>.<scope>.", $space, ".add.", $add, "`.")]
+        ///
+        /// # Safety
+        /// As [`load`](Self::load).
+        ///
+        /// ```
+        #[doc = $doc!($t, $one)]
+        #[doc = concat!("assert_eq!(unsafe { a.fetch_add(", $one, ", Relaxed) }, ", $one, ");")]
+        #[doc = concat!("assert_eq!(unsafe { a.load(Relaxed) }, ", $two, ");")]
+        /// ```
         #[inline(always)]
         pub unsafe fn fetch_add(self, val: $t, order: Ordering) -> $t {
             on_target!(sem = order::rmw(order);
@@ -519,9 +565,12 @@ macro_rules! space_common {
                 host: host_atomic!(self).fetch_add(val, order))
         }
 
-        #[doc = concat!("Subtracts `val` and returns the previous value. Every order.\n\n",
-            "PTX has no `atom.sub`: `atom.<sem>.<scope>.", $space, ".add.", $add, "` of the negated operand.\n\n",
-            "# Safety\nAs [`load`](Self::load).")]
+        /// Subtracts `val` and returns the previous value. Every order.
+        ///
+        #[doc = concat!("PTX has no `atom.sub`: `atom.<sem>.<scope>.", $space, ".add.", $add, "` of the negated operand.")]
+        ///
+        /// # Safety
+        /// As [`load`](Self::load).
         #[inline(always)]
         pub unsafe fn fetch_sub(self, val: $t, order: Ordering) -> $t {
             on_target!(sem = order::rmw(order);
@@ -529,10 +578,17 @@ macro_rules! space_common {
                 host: host_atomic!(self).fetch_sub(val, order))
         }
 
-        #[doc = concat!("Adds `val` without returning anything (a reduction). Orders: Relaxed, Release, SeqCst.\n\n",
-            "PTX: `red.<sem>.<scope>.", $space, ".add.", $add, "`; SeqCst is `fence.sc.<scope>` + `red.relaxed`.\n\n",
-            "# Safety\nAs [`load`](Self::load).\n\n",
-            "# Panics\n\nWhen `order` is Acquire or AcqRel, in every build (on the GPU the thread prints the message and traps).")]
+        /// Adds `val` without returning anything (a reduction). Orders: Relaxed, Release, SeqCst.
+        ///
+        #[doc = concat!("PTX: `red.<sem>.<scope>.", $space, ".add.", $add, "`; SeqCst is `fence.sc.<scope>` + `red.relaxed`.")]
+        ///
+        /// # Safety
+        /// As [`load`](Self::load).
+        ///
+        /// # Panics
+        ///
+        /// When `order` is Acquire or AcqRel, in every build (on the GPU the thread prints the
+        /// message and traps).
         #[inline(always)]
         #[track_caller]
         pub unsafe fn red_add(self, val: $t, order: Ordering) {
@@ -609,8 +665,12 @@ macro_rules! space_handle {
 
     (@rmw $t:ident, $bits:ident, $reg:ident, $space:literal, $areg:ident, $ty:literal, $name:ident,
      $op:literal, $what:literal) => {
-        #[doc = concat!($what, " with `val`; returns the previous value. Every order.\n\n",
-            "PTX: `atom.<sem>.<scope>.", $space, ".", $op, ".", $ty, "`.\n\n# Safety\nAs [`load`](Self::load).")]
+        #[doc = concat!($what, " with `val`; returns the previous value. Every order.")]
+        ///
+        #[doc = concat!("PTX: `atom.<sem>.<scope>.", $space, ".", $op, ".", $ty, "`.")]
+        ///
+        /// # Safety
+        /// As [`load`](Self::load).
         #[inline(always)]
         pub unsafe fn $name(self, val: $t, order: Ordering) -> $t {
             on_target!(sem = order::rmw(order);
@@ -632,7 +692,7 @@ macro_rules! shared_doc {
             "unsafe { A.as_ptr().write(Atomic::new(",
             $v,
             ")) };\n",
-            "let a = A.shared();\n"
+            "let a = A.shared();"
         )
     };
 }
@@ -649,7 +709,7 @@ macro_rules! global_doc {
             ");\n",
             "let a = unsafe { Global::from_generic(&mut word as *mut Atomic<",
             stringify!($t),
-            ", Gpu>) };\n"
+            ", Gpu>) };"
         )
     };
 }
@@ -667,7 +727,7 @@ macro_rules! cluster_doc {
             stringify!($t),
             ", Cluster>; }\n",
             "// Block 0 of the cluster initializes its own, then `cluster::sync()`.\n",
-            "let a = A.shared().map(0); // block 0's variable\n"
+            "let a = A.shared().map(0); // block 0's variable"
         )
     };
 }
