@@ -182,9 +182,10 @@ fn unpack<L: Lane, const N: usize, const W: usize>(w: [u32; W]) -> [L; N] {
 
 macro_rules! vector_common {
     ($name:ident, $lane:ident, $n:literal, $align:literal, $what:expr) => {
-        #[doc = concat!($what, " at scope `S`, updated together by sm_90's vector `atom` / `red` (each lane ",
-            "atomically on its own); **global memory only**. ", stringify!($align), " bytes, ",
-            stringify!($align), "-byte aligned. See the [module](crate::atomic::vector) for the PTX.")]
+        #[doc = concat!($what, " at scope `S`, updated together by sm_90's vector `atom` / `red`")]
+        /// (each lane atomically on its own); **global memory only**.
+        #[doc = concat!(stringify!($align), " bytes, ", stringify!($align), "-byte aligned.")]
+        /// See the [module](crate::atomic::vector) for the PTX.
         #[repr(C, align($align))]
         pub struct $name<S: Scope> {
             value: UnsafeCell<[$lane; $n]>,
@@ -209,12 +210,17 @@ macro_rules! vector_common {
                 Self { value: UnsafeCell::new(value), scope: PhantomData }
             }
 
-            #[doc = concat!("Views the `[", stringify!($lane), "; ", stringify!($n), "]` at `ptr` as vector atomic lanes.\n\n",
-                "# Safety\n`ptr` is valid for reads and writes, ", stringify!($align), "-byte aligned, in global ",
-                "memory (a debug build traps on the GPU otherwise), for all of `'a`, and every concurrent access ",
-                "to it during `'a` is atomic.\n\n",
-                "# Panics\n\nIn a debug build, panics (on the GPU: prints the message and traps) when `ptr` ",
-                "is not ", stringify!($align), "-byte aligned; release builds do not check.")]
+            #[doc = concat!("Views the `[", stringify!($lane), "; ", stringify!($n), "]` at `ptr` as vector atomic lanes.")]
+            ///
+            /// # Safety
+            #[doc = concat!("`ptr` is valid for reads and writes, ", stringify!($align), "-byte aligned, in global")]
+            /// memory (a debug build traps on the GPU otherwise), for all of `'a`, and every
+            /// concurrent access to it during `'a` is atomic.
+            ///
+            /// # Panics
+            ///
+            /// In a debug build, panics (on the GPU: prints the message and traps) when `ptr` is not
+            #[doc = concat!(stringify!($align), "-byte aligned; release builds do not check.")]
             #[inline(always)]
             pub unsafe fn from_ptr<'a>(ptr: *mut [$lane; $n]) -> &'a Self {
                 debug_check!(ptr as usize % $align == 0, concat!(stringify!($name), "::from_ptr: misaligned pointer"));
@@ -251,14 +257,22 @@ macro_rules! vector_f32 {
         vector_common!($name, f32, $n, $align, concat!(stringify!($n), " `f32` lanes"));
 
         impl<S: Scope> $name<S> {
-            #[doc = concat!("Adds `val` lane by lane (round to nearest even; subnormals flush to zero on ",
-                "the GPU) and returns the lanes' previous values. Every order.\n\n",
-                "PTX: `atom.<sem>.<scope>.add.", $v, ".f32` (SeqCst: `fence.sc.<scope>` + `.acquire`).\n\n",
-                "```\nuse ptx_sync::{atomic::", stringify!($name), ", Gpu, Ordering::Relaxed};\n",
-                "let a = ", stringify!($name), "::<Gpu>::new([1.0; ", stringify!($n), "]);\n",
-                "assert_eq!(a.fetch_add(", $ex, ", Relaxed), [1.0; ", stringify!($n), "]);\n",
-                "assert_eq!(a.fetch_add([0.0; ", stringify!($n), "], Relaxed)[1], 3.0);\n```\n\n",
-                "# Panics\n\nIn a debug build on the GPU, traps with a message when the lanes are not in global memory.")]
+            /// Adds `val` lane by lane (round to nearest even; subnormals flush to zero on the GPU)
+            /// and returns the lanes' previous values. Every order.
+            ///
+            #[doc = concat!("PTX: `atom.<sem>.<scope>.add.", $v, ".f32` (SeqCst: `fence.sc.<scope>` + `.acquire`).")]
+            ///
+            /// ```
+            #[doc = concat!("use ptx_sync::{atomic::", stringify!($name), ", Gpu, Ordering::Relaxed};")]
+            #[doc = concat!("let a = ", stringify!($name), "::<Gpu>::new([1.0; ", stringify!($n), "]);")]
+            #[doc = concat!("assert_eq!(a.fetch_add(", $ex, ", Relaxed), [1.0; ", stringify!($n), "]);")]
+            #[doc = concat!("assert_eq!(a.fetch_add([0.0; ", stringify!($n), "], Relaxed)[1], 3.0);")]
+            /// ```
+            ///
+            /// # Panics
+            ///
+            /// In a debug build on the GPU, traps with a message when the lanes are not in global
+            /// memory.
             #[inline(always)]
             pub fn fetch_add(&self, val: [f32; $n], order: Ordering) -> [f32; $n] {
                 debug_check_global(self);
@@ -268,9 +282,15 @@ macro_rules! vector_f32 {
                     host: core::array::from_fn(|i| self.lanes()[i].fetch_add(val[i], order)))
             }
 
-            #[doc = concat!("Adds `val` lane by lane without returning anything. Orders: Relaxed, Release, SeqCst.\n\n",
-                "PTX: `red.<sem>.<scope>.add.", $v, ".f32` (SeqCst: `fence.sc.<scope>` + `.relaxed`).\n\n",
-                "# Panics\n\nWhen `order` is Acquire or AcqRel, in every build (on the GPU the thread prints the message and traps). In a debug build on the GPU, traps with a message when the lanes are not in global memory.")]
+            /// Adds `val` lane by lane without returning anything. Orders: Relaxed, Release, SeqCst.
+            ///
+            #[doc = concat!("PTX: `red.<sem>.<scope>.add.", $v, ".f32` (SeqCst: `fence.sc.<scope>` + `.relaxed`).")]
+            ///
+            /// # Panics
+            ///
+            /// When `order` is Acquire or AcqRel, in every build (on the GPU the thread prints the
+            /// message and traps). In a debug build on the GPU, traps with a message when the
+            /// lanes are not in global memory.
             #[inline(always)]
             #[track_caller]
             pub fn red_add(&self, val: [f32; $n], order: Ordering) {
@@ -304,9 +324,14 @@ macro_rules! vector_half {
     };
 
     (@fetch $lane:ident, $n:literal, $w:literal, $v:literal, $ty:literal, $atom:ident, $name:ident, $scalar:ident, $op:literal, $what:literal) => {
-        #[doc = concat!($what, " and returns the lanes' previous values. Every order.\n\n",
-            "PTX: `atom.<sem>.<scope>.", $op, ".", $v, ".", $ty, "` (SeqCst: `fence.sc.<scope>` + `.acquire`).\n\n",
-            "# Panics\n\nIn a debug build on the GPU, traps with a message when the lanes are not in global memory.")]
+        #[doc = concat!($what, " and returns the lanes' previous values. Every order.")]
+        ///
+        #[doc = concat!("PTX: `atom.<sem>.<scope>.", $op, ".", $v, ".", $ty, "` (SeqCst: `fence.sc.<scope>` + `.acquire`).")]
+        ///
+        /// # Panics
+        ///
+        /// In a debug build on the GPU, traps with a message when the lanes are not in global
+        /// memory.
         #[inline(always)]
         pub fn $name(&self, val: [$lane; $n], order: Ordering) -> [$lane; $n] {
             debug_check_global(self);
@@ -318,9 +343,15 @@ macro_rules! vector_half {
     };
 
     (@red $lane:ident, $n:literal, $w:literal, $v:literal, $ty:literal, $red:ident, $name:ident, $scalar:ident, $op:literal, $what:literal) => {
-        #[doc = concat!($what, " without returning anything. Orders: Relaxed, Release, SeqCst.\n\n",
-            "PTX: `red.<sem>.<scope>.", $op, ".", $v, ".", $ty, "` (SeqCst: `fence.sc.<scope>` + `.relaxed`).\n\n",
-            "# Panics\n\nWhen `order` is Acquire or AcqRel, in every build (on the GPU the thread prints the message and traps). In a debug build on the GPU, traps with a message when the lanes are not in global memory.")]
+        #[doc = concat!($what, " without returning anything. Orders: Relaxed, Release, SeqCst.")]
+        ///
+        #[doc = concat!("PTX: `red.<sem>.<scope>.", $op, ".", $v, ".", $ty, "` (SeqCst: `fence.sc.<scope>` + `.relaxed`).")]
+        ///
+        /// # Panics
+        ///
+        /// When `order` is Acquire or AcqRel, in every build (on the GPU the thread prints the
+        /// message and traps). In a debug build on the GPU, traps with a message when the lanes
+        /// are not in global memory.
         #[inline(always)]
         #[track_caller]
         pub fn $name(&self, val: [$lane; $n], order: Ordering) {

@@ -11,11 +11,17 @@ use core::time::Duration;
 macro_rules! waiting {
     ($([$($gen:tt)*] $atomic:ty => $t:ty, $same:expr, $what:literal;)*) => {$(
         impl<$($gen)*> $atomic {
-            #[doc = concat!("Waits until the value is not `old`; returns it. `order` is the load ",
-                "order (Relaxed, Acquire, SeqCst), as in `cuda::atomic::wait`. ", $what, "\n\n",
-                "PTX: `ld.<sem>.<scope>` polling with `nanosleep.u32` between polls (SeqCst: ",
-                "`fence.sc.<scope>` before each load).\n\n",
-                "# Panics\n\nWhen `order` is Release or AcqRel (a load's orders), in every build (on the GPU the thread prints the message and traps).")]
+            /// Waits until the value is not `old`; returns it. `order` is the load order (Relaxed,
+            /// Acquire, SeqCst), as in `cuda::atomic::wait`.
+            #[doc = $what]
+            ///
+            /// PTX: `ld.<sem>.<scope>` polling with `nanosleep.u32` between polls (SeqCst:
+            /// `fence.sc.<scope>` before each load).
+            ///
+            /// # Panics
+            ///
+            /// When `order` is Release or AcqRel (a load's orders), in every build (on the GPU the
+            /// thread prints the message and traps).
             #[inline(always)]
             #[track_caller]
             pub fn wait(&self, old: $t, order: Ordering) -> $t {
