@@ -37,8 +37,7 @@
 //! | [`fence::<S>(order)`](crate::fence()) | `fence.acq_rel.S` (Acquire, Release, AcqRel), `fence.sc.S` (SeqCst) | `cuda::atomic_thread_fence(order, scope)`; `__threadfence_block()`, `__threadfence()`, `__threadfence_system()` |
 //! | [`compiler_fence(order)`](crate::compiler_fence) | nothing (an empty `asm!`: a compiler barrier) | `cuda::atomic_signal_fence`, `asm volatile("" ::: "memory")` |
 
-#[cfg(target_arch = "nvptx64")]
-use crate::atomic::ptx::with_scope;
+use crate::backend::fence as backend;
 use crate::order::{self, Sem};
 use crate::scope::Scope;
 use core::sync::atomic::Ordering;
@@ -80,46 +79,15 @@ pub fn fence<S: Scope>(order: Ordering) {
 }
 
 /// `fence.sc.<scope>`: also the first half of every seq_cst operation.
-// On the host every scope is the whole system, so `S` is unused there.
-#[cfg_attr(
-    not(target_arch = "nvptx64"),
-    allow(clippy::extra_unused_type_parameters)
-)]
 #[inline(always)]
 pub(crate) fn fence_sc<S: Scope>() {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        macro_rules! leaf {
-            ($scope:literal,) => {
-                core::arch::asm!(concat!("fence.sc.", $scope, ";"), options(nostack))
-            };
-        }
-        // SAFETY: a fence has no operands.
-        unsafe { with_scope!(S; leaf!()) }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    crate::loom::atomic::fence(Ordering::SeqCst);
+    backend::sc::<S>()
 }
 
 /// `fence.acq_rel.<scope>`.
-#[cfg_attr(
-    not(target_arch = "nvptx64"),
-    allow(clippy::extra_unused_type_parameters)
-)]
 #[inline(always)]
 fn fence_acq_rel<S: Scope>() {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        macro_rules! leaf {
-            ($scope:literal,) => {
-                core::arch::asm!(concat!("fence.acq_rel.", $scope, ";"), options(nostack))
-            };
-        }
-        // SAFETY: a fence has no operands.
-        unsafe { with_scope!(S; leaf!()) }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    crate::loom::atomic::fence(Ordering::AcqRel);
+    backend::acq_rel::<S>()
 }
 
 /// A compiler-only fence: no instruction is emitted, but the compiler does not move memory
@@ -135,11 +103,5 @@ fn fence_acq_rel<S: Scope>() {
 #[track_caller]
 pub fn compiler_fence(order: Ordering) {
     let _ = order::fence(order);
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: emits nothing.
-    unsafe {
-        core::arch::asm!("", options(nostack))
-    };
-    #[cfg(not(target_arch = "nvptx64"))]
-    core::sync::atomic::compiler_fence(order);
+    backend::compiler(order);
 }

@@ -28,6 +28,8 @@
 //! | [`volatile::read_volatile`](crate::volatile::read_volatile), [`volatile::write_volatile`](crate::volatile::write_volatile) ([`volatile::Word`](crate::volatile::Word): `u32 i32 f32 u64 i64 f64`) | `ld.volatile.bN`, `st.volatile.bN` | a `volatile` access |
 //! | [`volatile::read_mmio`](crate::volatile::read_mmio), [`volatile::write_mmio`](crate::volatile::write_mmio) | `ld.mmio.relaxed.sys.bN`, `st.mmio.relaxed.sys.bN` | inline PTX `ld.mmio` / `st.mmio` |
 
+use crate::backend::volatile as backend;
+
 mod sealed {
     pub trait Sealed {}
 }
@@ -41,59 +43,31 @@ pub trait Word: sealed::Sealed + Copy {
 }
 
 macro_rules! word {
-    ($t:ty, $bits:ty, $reg:ident, $b:literal) => {
+    ($t:ty, $bits:ty, $read:ident, $write:ident) => {
         impl sealed::Sealed for $t {}
         impl Word for $t {
             #[inline(always)]
             unsafe fn read(p: *const Self, mmio: bool) -> Self {
-                #[cfg(target_arch = "nvptx64")]
-                {
-                    let r: $bits;
-                    if mmio {
-                        core::arch::asm!(concat!("ld.mmio.relaxed.sys.", $b, " {r}, [{p}];"),
-                            p = in(reg64) p, r = out($reg) r, options(nostack));
-                    } else {
-                        core::arch::asm!(concat!("ld.volatile.", $b, " {r}, [{p}];"),
-                            p = in(reg64) p, r = out($reg) r, options(nostack));
-                    }
-                    <$t>::from_ne_bytes(r.to_ne_bytes())
-                }
-                #[cfg(not(target_arch = "nvptx64"))]
-                {
-                    let _ = mmio;
-                    core::ptr::read_volatile(p)
-                }
+                // SAFETY: the caller's contract; `$t` and `$bits` have one size.
+                <$t>::from_ne_bytes(unsafe { backend::$read(p.cast(), mmio) }.to_ne_bytes())
             }
 
             #[inline(always)]
             unsafe fn write(p: *mut Self, v: Self, mmio: bool) {
-                #[cfg(target_arch = "nvptx64")]
-                {
-                    let v = <$bits>::from_ne_bytes(v.to_ne_bytes());
-                    if mmio {
-                        core::arch::asm!(concat!("st.mmio.relaxed.sys.", $b, " [{p}], {v};"),
-                            p = in(reg64) p, v = in($reg) v, options(nostack));
-                    } else {
-                        core::arch::asm!(concat!("st.volatile.", $b, " [{p}], {v};"),
-                            p = in(reg64) p, v = in($reg) v, options(nostack));
-                    }
-                }
-                #[cfg(not(target_arch = "nvptx64"))]
-                {
-                    let _ = mmio;
-                    core::ptr::write_volatile(p, v)
-                }
+                let v = <$bits>::from_ne_bytes(v.to_ne_bytes());
+                // SAFETY: the caller's contract; `$t` and `$bits` have one size.
+                unsafe { backend::$write(p.cast(), v, mmio) }
             }
         }
     };
 }
 
-word!(u32, u32, reg32, "b32");
-word!(i32, u32, reg32, "b32");
-word!(f32, u32, reg32, "b32");
-word!(u64, u64, reg64, "b64");
-word!(i64, u64, reg64, "b64");
-word!(f64, u64, reg64, "b64");
+word!(u32, u32, read32, write32);
+word!(i32, u32, read32, write32);
+word!(f32, u32, read32, write32);
+word!(u64, u64, read64, write64);
+word!(i64, u64, read64, write64);
+word!(f64, u64, read64, write64);
 
 /// `ld.volatile.<b32|b64>`: a read the compiler keeps, relaxed at system scope.
 ///

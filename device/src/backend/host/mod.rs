@@ -1,4 +1,6 @@
 //! The host bodies: the same operations on ordinary threads, where a thread is a warp of one
 //! lane unless the warp emulation (feature `warp-emulation`) runs it as a lane of a warp.
 
+pub(crate) mod fence;
+pub(crate) mod volatile;
 pub(crate) mod warp;
