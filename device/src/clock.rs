@@ -46,7 +46,7 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`clock::Instant`](crate::clock::Instant): `now`, `+ Duration`, `duration_since`, `elapsed`, `from_nanos`, `as_nanos`; [`clock::nanos`](crate::clock::nanos) (saturating `Duration` to ns) | `mov.u64 %rd, %globaltimer;` (the host: a virtual clock that timed waits advance) | `cuda::std::chrono::system_clock::now()` on the device, `%globaltimer` |
+//! | [`clock::Instant`](crate::clock::Instant): `now`, `+ Duration`, `duration_since`, `elapsed`, `from_nanos`, `as_nanos`; [`clock::nanos`](crate::clock::nanos) (saturating `Duration` to ns); `clock::global_timer_ns` (GPU only, also `wait::global_timer_ns`) | `mov.u64 %rd, %globaltimer;` (the host: a virtual clock that timed waits advance) | `cuda::std::chrono::system_clock::now()` on the device, `%globaltimer` |
 
 use core::ops::{Add, AddAssign, Sub, SubAssign};
 use core::time::Duration;
@@ -80,7 +80,7 @@ impl Instant {
     #[inline(always)]
     pub fn now() -> Instant {
         #[cfg(target_arch = "nvptx64")]
-        return Instant(crate::wait::global_timer_ns());
+        return Instant(global_timer_ns());
         #[cfg(not(target_arch = "nvptx64"))]
         return Instant(host::now());
     }
@@ -144,6 +144,20 @@ impl Instant {
             None => None,
         }
     }
+}
+
+/// Nanoseconds from the GPU's global timer (`%globaltimer`), what [`Instant::now`] reads; also
+/// `wait::global_timer_ns`, for timed waits. GPU only.
+///
+/// PTX: `mov.u64 %rd, %globaltimer;`. Neither `pure` nor `nomem`: each call reads the timer
+/// again, and the polls around it stay on their side of the read.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn global_timer_ns() -> u64 {
+    let t: u64;
+    // SAFETY: reads a special register.
+    unsafe { core::arch::asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nostack)) };
+    t
 }
 
 /// `d` in nanoseconds, `u64::MAX` for a duration longer than that (about 584 years): what every

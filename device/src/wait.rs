@@ -44,6 +44,8 @@
 //! |------|--------------|--------------------|
 //! | [`wait`](crate::wait): [`Backoff`], [`NanoSleep<MIN, MAX>`](crate::NanoSleep) (the default), [`Elapsed<POLLS, SPIN_NS, MAX_NS>`](crate::Elapsed) (libcu++'s policy: polls for 40 us, then sleeps a quarter of the time waited; the semaphores' default), [`Spin`], [`TimedOut`], [`wait::poll_until`](crate::wait::poll_until), [`wait::poll_until_for`](crate::wait::poll_until_for), [`wait::poll_until_deadline`](crate::wait::poll_until_deadline), [`wait::sleep_ns`](crate::wait::sleep_ns), `wait::global_timer_ns` (GPU only) | `nanosleep.u32`, `%globaltimer` | `__nanosleep(ns)`, `%globaltimer` through `asm` |
 
+#[cfg(target_arch = "nvptx64")]
+pub use crate::clock::global_timer_ns;
 use crate::clock::{nanos, Instant};
 use core::time::Duration;
 
@@ -415,16 +417,6 @@ pub(crate) fn poll_after_miss<B: Backoff, R>(
             return Ok(r);
         }
     }
-}
-
-/// Nanoseconds from the GPU's global timer (`%globaltimer`), for timed waits.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub fn global_timer_ns() -> u64 {
-    let t: u64;
-    // SAFETY: reads a special register.
-    unsafe { core::arch::asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nostack)) };
-    t
 }
 
 /// The end of a timed wait. GPU: an absolute `%globaltimer` value. Host: a budget of the
