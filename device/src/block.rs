@@ -132,21 +132,3 @@ pub fn dynamic_shared_memory() -> *mut u8 {
     };
     p as *mut u8
 }
-
-#[cfg(target_arch = "nvptx64")]
-macro_rules! special_register {
-    ($(#[$m:meta])* $name:ident, $reg:literal) => {
-        $(#[$m])*
-        #[inline(always)]
-        pub fn $name() -> u32 {
-            let v: u32;
-            // SAFETY: reads a special register.
-            unsafe { core::arch::asm!(concat!("mov.u32 {v}, ", $reg, ";"), v = out(reg32) v,
-                                      options(nostack, nomem, pure)) };
-            v
-        }
-    };
-}
-// `index.rs` and `cluster.rs` (sm_90) read their registers through it.
-#[cfg(target_arch = "nvptx64")]
-pub(crate) use special_register;

@@ -119,18 +119,20 @@ pub use run::{run_grid, Dim3, KernelPtr, MAX_BLOCK_THREADS, MAX_GRID_THREADS, TI
 /// The special registers, one `mov.u32` each (GPU).
 #[cfg(target_arch = "nvptx64")]
 mod ptx {
-    crate::block::special_register!(tid_x, "%tid.x");
-    crate::block::special_register!(tid_y, "%tid.y");
-    crate::block::special_register!(tid_z, "%tid.z");
-    crate::block::special_register!(ctaid_x, "%ctaid.x");
-    crate::block::special_register!(ctaid_y, "%ctaid.y");
-    crate::block::special_register!(ctaid_z, "%ctaid.z");
-    crate::block::special_register!(ntid_x, "%ntid.x");
-    crate::block::special_register!(ntid_y, "%ntid.y");
-    crate::block::special_register!(ntid_z, "%ntid.z");
-    crate::block::special_register!(nctaid_x, "%nctaid.x");
-    crate::block::special_register!(nctaid_y, "%nctaid.y");
-    crate::block::special_register!(nctaid_z, "%nctaid.z");
+    use crate::special_register::special_register;
+
+    special_register!(tid_x, "%tid.x");
+    special_register!(tid_y, "%tid.y");
+    special_register!(tid_z, "%tid.z");
+    special_register!(ctaid_x, "%ctaid.x");
+    special_register!(ctaid_y, "%ctaid.y");
+    special_register!(ctaid_z, "%ctaid.z");
+    special_register!(ntid_x, "%ntid.x");
+    special_register!(ntid_y, "%ntid.y");
+    special_register!(ntid_z, "%ntid.z");
+    special_register!(nctaid_x, "%nctaid.x");
+    special_register!(nctaid_y, "%nctaid.y");
+    special_register!(nctaid_z, "%nctaid.z");
 }
 
 /// The host side: the calling thread's position, set by [`run_grid`].

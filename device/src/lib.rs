@@ -296,6 +296,8 @@ pub mod scope;
 pub mod semaphore;
 pub mod shared;
 pub mod shared_static;
+#[cfg(target_arch = "nvptx64")]
+mod special_register;
 pub mod ticket;
 pub mod volatile;
 pub mod wait;
