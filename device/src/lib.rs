@@ -257,6 +257,8 @@ cfg_warp_emulation! {
 ))]
 extern crate std;
 
+#[cfg(target_arch = "nvptx64")]
+mod address_space;
 pub mod atomic;
 mod backend;
 pub mod barrier;
@@ -406,7 +408,7 @@ pub(crate) fn debug_check_not_local<T: ?Sized>(object: &T, message: &'static cor
     #[cfg(target_arch = "nvptx64")]
     if cfg!(debug_assertions) {
         let p = object as *const T as *const u8;
-        if atomic::space::in_space(p, atomic::space::SpaceKind::Local) {
+        if address_space::in_space(p, address_space::SpaceKind::Local) {
             debug_trap(message);
         }
     }

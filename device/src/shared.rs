@@ -123,9 +123,9 @@ impl<T> Shared<T> {
         #[cfg(target_arch = "nvptx64")]
         {
             if cfg!(debug_assertions)
-                && !crate::atomic::space::in_space(
+                && !crate::address_space::in_space(
                     p as *const u8,
-                    crate::atomic::space::SpaceKind::SharedCta,
+                    crate::address_space::SpaceKind::SharedCta,
                 )
             {
                 crate::debug_trap(NOT_SHARED);

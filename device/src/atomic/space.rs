@@ -56,6 +56,8 @@
 #[cfg(target_arch = "nvptx64")]
 use super::ptx::{with_load_sem, with_rmw_sem, with_store_sem};
 use super::Atomic;
+#[cfg(target_arch = "nvptx64")]
+use crate::address_space::{in_space, SpaceKind};
 use crate::backend::on_target;
 use crate::order;
 use crate::scope::Scope;
@@ -321,38 +323,6 @@ impl<T> ClusterShared<T> {
         };
         p as *mut T
     }
-}
-
-/// The windows [`in_space`] tests.
-#[cfg(target_arch = "nvptx64")]
-#[derive(Clone, Copy)]
-pub(crate) enum SpaceKind {
-    SharedCta,
-    Global,
-    Local,
-}
-
-/// Whether a generic address is in `space` (`isspacep.shared::cta` / `.global` / `.local`):
-/// the one address test of the crate's debug checks.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub(crate) fn in_space(p: *const u8, space: SpaceKind) -> bool {
-    let r: u32;
-    // SAFETY: tests an address; reads no memory.
-    unsafe {
-        match space {
-            SpaceKind::SharedCta => core::arch::asm!(
-                "{{ .reg .pred %p; isspacep.shared::cta %p, {a}; selp.u32 {r}, 1, 0, %p; }}",
-                a = in(reg64) p as u64, r = out(reg32) r, options(pure, nomem, nostack)),
-            SpaceKind::Global => core::arch::asm!(
-                "{{ .reg .pred %p; isspacep.global %p, {a}; selp.u32 {r}, 1, 0, %p; }}",
-                a = in(reg64) p as u64, r = out(reg32) r, options(pure, nomem, nostack)),
-            SpaceKind::Local => core::arch::asm!(
-                "{{ .reg .pred %p; isspacep.local %p, {a}; selp.u32 {r}, 1, 0, %p; }}",
-                a = in(reg64) p as u64, r = out(reg32) r, options(pure, nomem, nostack)),
-        }
-    };
-    r != 0
 }
 
 // The leaves: one `asm!` per (instruction, `.sem`, `.scope`, space, type), called by the
