@@ -1,6 +1,7 @@
 //! `Semaphore<S, MAX, B>`: a counting semaphore (`cuda::counting_semaphore<Scope, MAX>`). With
 //! `MAX == 1` it is [`BinarySemaphore`] (`cuda::binary_semaphore<Scope>`), which runs its own
-//! algorithm (device/src/binary_semaphore.rs), as libcu++ specializes `__atomic_semaphore` for 1.
+//! algorithm (device/src/semaphore/one_unit.rs), as libcu++ specializes `__atomic_semaphore`
+//! for 1.
 //!
 //! The count is one `u32` at scope `S`. Counting algorithm (`MAX > 1`), the shape of libcu++'s
 //! `__atomic_semaphore` (cuda/std/__semaphore/atomic_semaphore.h in NVIDIA/cccl):
@@ -50,23 +51,20 @@
 //! |------|--------------|--------------------|
 //! | [`Semaphore<S, MAX, B>`](crate::Semaphore): `acquire`, `try_acquire`, `try_acquire_for`, `try_acquire_until`, `release(n)` | `ld.relaxed.S` then `atom.acquire.S.cas.b32` (acquire), `red.release.S.add.u32` (release) | `cuda::counting_semaphore<Scope, MAX>` |
 
+mod one_unit;
+
 use crate::atomic::Atomic;
-use crate::binary_semaphore as binary;
-pub use crate::binary_semaphore::BinarySemaphore;
 use crate::clock::Instant;
 use crate::scope::{Gpu, Scope};
 use crate::wait::{poll_until_deadline, poll_until_for, AtScope, Backoff, Elapsed};
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use core::time::Duration;
+use one_unit::EXCEEDS;
 
 /// What a debug build reports for an object in local memory.
 const LOCAL: &core::ffi::CStr =
     c"ptx-sync: Semaphore in local memory (a kernel's local variable): put it in shared or global memory\n";
-
-/// What a debug build reports for a release past `MAX`.
-pub(crate) const EXCEEDS: &core::ffi::CStr =
-    c"ptx-sync: Semaphore::release: count would exceed MAX\n";
 
 /// A counting semaphore for threads within scope `S`, holding at most `MAX` units, waiting
 /// with `B`. All-zero bytes are a semaphore with no free unit. `MAX == 1` is
@@ -95,6 +93,40 @@ pub struct Semaphore<S: Scope = Gpu, const MAX: u32 = { u32::MAX }, B: Backoff =
     // traits (`Send` and `Sync`, as its atomic word: always).
     backoff: PhantomData<fn() -> B>,
 }
+
+/// A semaphore with one unit: `cuda::binary_semaphore<Scope>` (`BinarySemaphore<Gpu>` is
+/// `cuda::binary_semaphore<cuda::thread_scope_device>`), waiting with `B`.
+///
+/// It is [`Semaphore<S, 1, B>`](Semaphore) (the same type: code written for any
+/// `Semaphore<S, MAX>` accepts it), whose operations run the one-unit algorithm of
+/// [`binary_semaphore`](crate::binary_semaphore) when `MAX == 1`, a choice made at compile
+/// time:
+///
+/// | Operation | PTX (`S` = `cta`, `cluster`, `gpu`) | PTX at `Sys` | libcu++ |
+/// |-----------|------------------------|--------------|---------|
+/// | `acquire` | `atom.acquire.S.exch.b32`; waiting: `ld.relaxed.S.b32` polls, `B`'s pauses (default: `mov.u64 %globaltimer`, `nanosleep.u32`), `atom.acquire.S.exch.b32` again after a 1 | the same, loading before the first exchange | `acquire()` |
+/// | `try_acquire` | `atom.acquire.S.exch.b32` | `ld.relaxed.sys.b32`, then the exchange if it read 1 | `try_acquire()` |
+/// | `try_acquire_for(d)`, `try_acquire_until(t)` | `acquire`'s, plus `mov.u64 %globaltimer` (the deadline) after each failed poll | the same | `try_acquire_for(duration)`, `try_acquire_until(time_point)` |
+/// | `release(1)` | `st.release.S.b32` of 1; debug builds: `atom.release.S.exch.b32` (checks the old value) | the same | `release()` |
+/// | `available` | `ld.relaxed.S.b32` | the same | none |
+///
+/// `release(0)` does nothing. `release(n)` with `n > 1`, or while the unit is free, exceeds
+/// `MAX`: a debug build traps with a message (a panic on the host); a release build leaves
+/// one free unit (the store of 1 saturates), where libcu++ asserts `update == 1`.
+///
+/// All-zero bytes are a semaphore whose unit is taken; `new(1)` or a first `release(1)` frees
+/// it. It lives in shared or global memory (or mapped host memory for `Sys`), never in a
+/// kernel's local variable (debug builds trap there).
+///
+/// ```
+/// use ptx_sync::{BinarySemaphore, Gpu};
+/// let lock: BinarySemaphore<Gpu> = BinarySemaphore::new(1);
+/// lock.acquire(); // atom.acquire.gpu.exch.b32 returned 1
+/// assert!(!lock.try_acquire());
+/// lock.release(1); // st.release.gpu.b32
+/// assert!(lock.try_acquire_for(core::time::Duration::from_micros(1)));
+/// ```
+pub type BinarySemaphore<S = Gpu, B = Elapsed> = Semaphore<S, 1, B>;
 
 /// The free units now ([`available`](Semaphore::available): a `Relaxed` load) and `MAX`.
 impl<S: Scope, const MAX: u32, B: Backoff> core::fmt::Debug for Semaphore<S, MAX, B> {
@@ -175,7 +207,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     pub fn acquire(&self) {
         crate::debug_check_not_local(self, LOCAL);
         if MAX == 1 {
-            binary::acquire::<S, B>(&self.count);
+            one_unit::acquire::<S, B>(&self.count);
         } else {
             // One backoff for the acquire; a wait that saw units but lost them to other
             // threads tells it (`Backoff::lost_race`: libcu++ starts over, `Elapsed` keeps
@@ -215,7 +247,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     pub fn try_acquire(&self) -> bool {
         crate::debug_check_not_local(self, LOCAL);
         if MAX == 1 {
-            binary::try_acquire(&self.count)
+            one_unit::try_acquire(&self.count)
         } else {
             self.take()
         }
@@ -268,7 +300,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     pub fn try_acquire_for(&self, timeout: Duration) -> bool {
         crate::debug_check_not_local(self, LOCAL);
         if MAX == 1 {
-            binary::try_acquire_within::<S, B>(&self.count, crate::wait::Deadline::after(timeout))
+            one_unit::try_acquire_within::<S, B>(&self.count, crate::wait::Deadline::after(timeout))
         } else {
             poll_until_for::<AtScope<S, B>, _>(timeout, || self.take().then_some(())).is_ok()
         }
@@ -296,7 +328,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     pub fn try_acquire_until(&self, deadline: Instant) -> bool {
         crate::debug_check_not_local(self, LOCAL);
         if MAX == 1 {
-            binary::try_acquire_within::<S, B>(&self.count, crate::wait::Deadline::at(deadline))
+            one_unit::try_acquire_within::<S, B>(&self.count, crate::wait::Deadline::at(deadline))
         } else {
             poll_until_deadline::<AtScope<S, B>, _>(deadline, || self.take().then_some(())).is_ok()
         }
@@ -343,7 +375,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     pub fn release(&self, n: u32) {
         crate::debug_check_not_local(self, LOCAL);
         if MAX == 1 {
-            binary::release(&self.count, n);
+            one_unit::release(&self.count, n);
         } else if cfg!(debug_assertions) {
             // Release: the acquirer's CAS reads this add's value (or a later RMW's), so the
             // writes before it are visible to the thread that takes a unit.

@@ -584,7 +584,7 @@ fn primitive(op: &str, s: &str) -> Vec<String> {
         ],
         "semaphore_try_acquire" => vec!["ld.relaxed.S.b32", "atom.acquire.S.cas.b32"],
         "semaphore_release" => vec!["red.release.S.add.u32"],
-        // Binary (device/src/binary_semaphore.rs): `atom.exch.acquire` of 0 takes the unit,
+        // Binary (device/src/semaphore/one_unit.rs): `atom.exch.acquire` of 0 takes the unit,
         // waiters poll with relaxed loads (`Elapsed`), `st.release` of 1 gives it back. At
         // `.sys` the first attempt loads before it exchanges (the set is the same for
         // `acquire`, which polls with that load anyway).
