@@ -8,7 +8,7 @@
 //! `to_f32` is exact (every half value is an `f32`), `from_f32` rounds to nearest, ties to
 //! even, with subnormals, infinities and overflow to infinity as IEEE 754 says, and keeps a NaN
 //! a (quiet) NaN. The conversions are integer code, the same on the GPU and on the host, so the
-//! host tests (`device/tests/half.rs`, every one of the 65,536 bit patterns and every midpoint
+//! host tests (`device/tests/atomic_types.rs`, every one of the 65,536 bit patterns and every midpoint
 //! between neighbours) check the code the GPU runs.
 //!
 //! Comparisons (`PartialEq`, `PartialOrd`) are the IEEE ones through `f32` (`-0.0 == 0.0`,

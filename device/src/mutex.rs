@@ -19,7 +19,7 @@
 //! transitive, so the final `st.release.<S>` is cumulative over every lane's writes.
 //!
 //! On the host every thread is a warp of one, alone on its mutex (a test-and-set lock with
-//! backoff: what loom checks), except under `warp::emulation`, where device/tests/warps.rs
+//! backoff: what loom checks), except under `warp::emulation`, where device/tests/mutex.rs
 //! runs the groups, leaders and turns with real lanes.
 //!
 //! ```
