@@ -5,8 +5,6 @@
 //! and `fetch_update` / `update` / `try_update` are compare-exchange loops on the bits: PTX has
 //! no scalar float `atom.min` / `atom.max`.
 
-#[cfg(target_arch = "nvptx64")]
-use super::ptx::{ptx_atom, ptx_red, with_rmw_sem, with_store_sem};
 #[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
 use super::update::update_impls;

@@ -45,8 +45,6 @@
 #[cfg(not(target_arch = "nvptx64"))]
 use super::float::host_add;
 use super::float::{bits, float_add_api, float_bits_atomic, Bits};
-#[cfg(target_arch = "nvptx64")]
-use super::ptx::{ptx_atom, ptx_red, with_rmw_sem, with_store_sem};
 use super::update::update_impls;
 use super::waiting::wait_impls;
 use super::{Atomic, AtomicAccess, AtomicAdd, AtomicMinMax, AtomicRedAdd};

@@ -2,10 +2,6 @@
 //! capability traits (`ops.rs`), stamped from one table, and `u32`'s `fetch_inc` / `fetch_dec`.
 //! `usize` and `isize` are 64-bit on nvptx64, so they use the `u64`/`s64` instructions.
 
-#[cfg(target_arch = "nvptx64")]
-use super::ptx::{
-    ptx_atom, ptx_cas, ptx_ld, ptx_red, ptx_st, with_load_sem, with_rmw_sem, with_store_sem,
-};
 #[cfg(not(target_arch = "nvptx64"))]
 use super::read_part;
 use super::update::update_impls;

@@ -80,8 +80,6 @@ pub mod half;
 mod int;
 mod ops;
 mod pointer;
-#[cfg(target_arch = "nvptx64")]
-pub(crate) mod ptx;
 pub mod small;
 pub mod space;
 mod update;

@@ -3,8 +3,6 @@
 //! table, on the pointer itself (no cast through an integer: the host backend keeps the
 //! pointer's provenance, as core's `AtomicPtr` does).
 
-#[cfg(target_arch = "nvptx64")]
-use super::ptx::{ptx_atom, ptx_cas, ptx_ld, ptx_st, with_load_sem, with_rmw_sem, with_store_sem};
 use super::update::update_api;
 use crate::backend::on_target;
 use crate::loom::{cell, Cell};

@@ -52,8 +52,6 @@
 //! On the host the same methods are core's `AtomicU8`, `AtomicI8`, `AtomicU16`, `AtomicI16`
 //! (loom's under `--cfg loom`), which need only the value's own bytes.
 
-#[cfg(target_arch = "nvptx64")]
-use super::ptx::{ptx_cas, ptx_ld, ptx_st, with_load_sem, with_rmw_sem, with_store_sem};
 use super::update::update_impls;
 use super::waiting::wait_impls;
 #[cfg(target_arch = "nvptx64")]

@@ -53,8 +53,6 @@
 //! `compare_exchange` (bits), `fetch_add`, `fetch_sub`, `red_add`. On the host backend every
 //! handle is an ordinary pointer and the operations are [`Atomic`]'s.
 
-#[cfg(target_arch = "nvptx64")]
-use super::ptx::{with_load_sem, with_rmw_sem, with_store_sem};
 use super::Atomic;
 #[cfg(target_arch = "nvptx64")]
 use crate::address_space::{in_space, SpaceKind};
@@ -323,67 +321,6 @@ impl<T> ClusterShared<T> {
         };
         p as *mut T
     }
-}
-
-// The leaves: one `asm!` per (instruction, `.sem`, `.scope`, space, type), called by the
-// `with_*_sem!` macros of atomic/ptx.rs, which prepend the `.sem` and the scope. `$areg` is
-// the address's register class: `reg32` for the shared windows, `reg64` for `.global`.
-
-/// `ld.<sem>.<scope>.<space>.<ty> r, [a];`
-#[cfg(target_arch = "nvptx64")]
-macro_rules! space_ld {
-    ($scope:literal, $sem:literal, $space:literal, $ty:literal, $reg:ident, $rt:ty, $areg:ident, $a:expr) => {{
-        let r: $rt;
-        core::arch::asm!(
-            concat!("ld.", $sem, ".", $scope, ".", $space, ".", $ty, " {r}, [{a}];"),
-            a = in($areg) $a, r = out($reg) r, options(nostack));
-        r
-    }};
-}
-
-/// `st.<sem>.<scope>.<space>.<ty> [a], v;`
-#[cfg(target_arch = "nvptx64")]
-macro_rules! space_st {
-    ($scope:literal, $sem:literal, $space:literal, $ty:literal, $reg:ident, $areg:ident, $a:expr, $v:expr) => {
-        core::arch::asm!(
-            concat!("st.", $sem, ".", $scope, ".", $space, ".", $ty, " [{a}], {v};"),
-            a = in($areg) $a, v = in($reg) $v, options(nostack))
-    };
-}
-
-/// `atom.<sem>.<scope>.<space>.<op>.<ty> r, [a], v;`
-#[cfg(target_arch = "nvptx64")]
-macro_rules! space_atom {
-    ($scope:literal, $sem:literal, $space:literal, $op:literal, $ty:literal, $reg:ident, $rt:ty, $areg:ident, $a:expr, $v:expr) => {{
-        let r: $rt;
-        core::arch::asm!(
-            concat!("atom.", $sem, ".", $scope, ".", $space, ".", $op, ".", $ty, " {r}, [{a}], {v};"),
-            a = in($areg) $a, v = in($reg) $v, r = out($reg) r, options(nostack));
-        r
-    }};
-}
-
-/// `atom.<sem>.<scope>.<space>.cas.<ty> r, [a], current, new;`
-#[cfg(target_arch = "nvptx64")]
-macro_rules! space_cas {
-    ($scope:literal, $sem:literal, $space:literal, $ty:literal, $reg:ident, $rt:ty, $areg:ident, $a:expr, $c:expr, $n:expr) => {{
-        let r: $rt;
-        core::arch::asm!(
-            concat!("atom.", $sem, ".", $scope, ".", $space, ".cas.", $ty, " {r}, [{a}], {c}, {n};"),
-            a = in($areg) $a, c = in($reg) $c, n = in($reg) $n, r = out($reg) r,
-            options(nostack));
-        r
-    }};
-}
-
-/// `red.<sem>.<scope>.<space>.<op>.<ty> [a], v;`
-#[cfg(target_arch = "nvptx64")]
-macro_rules! space_red {
-    ($scope:literal, $sem:literal, $space:literal, $op:literal, $ty:literal, $reg:ident, $areg:ident, $a:expr, $v:expr) => {
-        core::arch::asm!(
-            concat!("red.", $sem, ".", $scope, ".", $space, ".", $op, ".", $ty, " [{a}], {v};"),
-            a = in($areg) $a, v = in($reg) $v, options(nostack))
-    };
 }
 
 /// The host backend's view of a handle: the `Atomic` it points to, whose methods are the

@@ -51,71 +51,14 @@
 //! assert_eq!(ACC.lanes()[3].load(Acquire), 4.5);
 //! ```
 
-use crate::backend::on_target;
-#[cfg(target_arch = "nvptx64")]
-use super::ptx::{with_store_sem, with_rmw_sem};
 use super::Atomic;
+use crate::backend::on_target;
 use crate::float16::{Bf16, F16};
 use crate::order;
 use crate::scope::Scope;
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
-
-/// `atom.<sem>.<scope>.<op>.v2.<ty> {d0, d1}, [p], {b0, b1};` on 32-bit lanes (words).
-#[cfg(target_arch = "nvptx64")]
-macro_rules! ptx_atom_v2 {
-    ($scope:literal, $sem:literal, $op:literal, $ty:literal, $p:expr, $v:expr) => {{
-        let v: [u32; 2] = $v;
-        let (d0, d1): (u32, u32);
-        core::arch::asm!(
-            concat!("atom.", $sem, ".", $scope, ".", $op, ".v2.", $ty,
-                    " {{{d0}, {d1}}}, [{p}], {{{b0}, {b1}}};"),
-            p = in(reg64) $p, b0 = in(reg32) v[0], b1 = in(reg32) v[1],
-            d0 = out(reg32) d0, d1 = out(reg32) d1, options(nostack));
-        [d0, d1]
-    }};
-}
-
-/// `atom.<sem>.<scope>.<op>.v4.<ty> {d0..d3}, [p], {b0..b3};`
-#[cfg(target_arch = "nvptx64")]
-macro_rules! ptx_atom_v4 {
-    ($scope:literal, $sem:literal, $op:literal, $ty:literal, $p:expr, $v:expr) => {{
-        let v: [u32; 4] = $v;
-        let (d0, d1, d2, d3): (u32, u32, u32, u32);
-        core::arch::asm!(
-            concat!("atom.", $sem, ".", $scope, ".", $op, ".v4.", $ty,
-                    " {{{d0}, {d1}, {d2}, {d3}}}, [{p}], {{{b0}, {b1}, {b2}, {b3}}};"),
-            p = in(reg64) $p, b0 = in(reg32) v[0], b1 = in(reg32) v[1], b2 = in(reg32) v[2],
-            b3 = in(reg32) v[3], d0 = out(reg32) d0, d1 = out(reg32) d1, d2 = out(reg32) d2,
-            d3 = out(reg32) d3, options(nostack));
-        [d0, d1, d2, d3]
-    }};
-}
-
-/// `red.<sem>.<scope>.<op>.v2.<ty> [p], {b0, b1};`
-#[cfg(target_arch = "nvptx64")]
-macro_rules! ptx_red_v2 {
-    ($scope:literal, $sem:literal, $op:literal, $ty:literal, $p:expr, $v:expr) => {{
-        let v: [u32; 2] = $v;
-        core::arch::asm!(
-            concat!("red.", $sem, ".", $scope, ".", $op, ".v2.", $ty, " [{p}], {{{b0}, {b1}}};"),
-            p = in(reg64) $p, b0 = in(reg32) v[0], b1 = in(reg32) v[1], options(nostack));
-    }};
-}
-
-/// `red.<sem>.<scope>.<op>.v4.<ty> [p], {b0..b3};`
-#[cfg(target_arch = "nvptx64")]
-macro_rules! ptx_red_v4 {
-    ($scope:literal, $sem:literal, $op:literal, $ty:literal, $p:expr, $v:expr) => {{
-        let v: [u32; 4] = $v;
-        core::arch::asm!(
-            concat!("red.", $sem, ".", $scope, ".", $op, ".v4.", $ty,
-                    " [{p}], {{{b0}, {b1}, {b2}, {b3}}};"),
-            p = in(reg64) $p, b0 = in(reg32) v[0], b1 = in(reg32) v[1], b2 = in(reg32) v[2],
-            b3 = in(reg32) v[3], options(nostack));
-    }};
-}
 
 /// In a debug build on the GPU, traps with a message when `object` is not in global memory:
 /// PTX defines vector `atom`/`red` for `.global` only. One `isspacep.global`; release builds
@@ -134,50 +77,6 @@ fn debug_check_global<T: ?Sized>(object: &T) {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     let _ = object;
-}
-
-/// Half lanes to the 32-bit words the instruction takes (and back): they pair up as
-/// `.f16x2` / `.bf16x2`, the lower-addressed lane in the low half.
-#[cfg(target_arch = "nvptx64")]
-trait Lane: Copy {
-    fn bits16(self) -> u32;
-    fn from_bits16(b: u32) -> Self;
-}
-
-#[cfg(target_arch = "nvptx64")]
-impl Lane for F16 {
-    #[inline(always)]
-    fn bits16(self) -> u32 {
-        self.to_bits() as u32
-    }
-    #[inline(always)]
-    fn from_bits16(b: u32) -> Self {
-        F16::from_bits(b as u16)
-    }
-}
-
-#[cfg(target_arch = "nvptx64")]
-impl Lane for Bf16 {
-    #[inline(always)]
-    fn bits16(self) -> u32 {
-        self.to_bits() as u32
-    }
-    #[inline(always)]
-    fn from_bits16(b: u32) -> Self {
-        Bf16::from_bits(b as u16)
-    }
-}
-
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-fn pack<L: Lane, const N: usize, const W: usize>(v: [L; N]) -> [u32; W] {
-    core::array::from_fn(|i| v[2 * i].bits16() | v[2 * i + 1].bits16() << 16)
-}
-
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-fn unpack<L: Lane, const N: usize, const W: usize>(w: [u32; W]) -> [L; N] {
-    core::array::from_fn(|i| L::from_bits16(w[i / 2] >> (16 * (i % 2)) & 0xffff))
 }
 
 macro_rules! vector_common {
@@ -336,8 +235,8 @@ macro_rules! vector_half {
         pub fn $name(&self, val: [$lane; $n], order: Ordering) -> [$lane; $n] {
             debug_check_global(self);
             on_target!(sem = order::rmw(order);
-                gpu: unpack::<$lane, $n, $w>(with_rmw_sem!(S, sem;
-                    $atom!($op, $ty, self.as_ptr(), pack::<$lane, $n, $w>(val)))),
+                gpu: crate::backend::atomic::vector::unpack::<$lane, $n, $w>(with_rmw_sem!(S, sem;
+                    $atom!($op, $ty, self.as_ptr(), crate::backend::atomic::vector::pack::<$lane, $n, $w>(val)))),
                 host: core::array::from_fn(|i| self.lanes()[i].$scalar(val[i], order)))
         }
     };
@@ -357,7 +256,7 @@ macro_rules! vector_half {
         pub fn $name(&self, val: [$lane; $n], order: Ordering) {
             debug_check_global(self);
             on_target!(sem = order::store(order);
-                gpu: with_store_sem!(S, sem; $red!($op, $ty, self.as_ptr(), pack::<$lane, $n, $w>(val))),
+                gpu: with_store_sem!(S, sem; $red!($op, $ty, self.as_ptr(), crate::backend::atomic::vector::pack::<$lane, $n, $w>(val))),
                 host: { for i in 0..$n { self.lanes()[i].$scalar(val[i], order); } })
         }
     };

@@ -5,7 +5,7 @@
 //! call it without naming a target.
 //!
 //! The other: an atomic method names both bodies, `on_target!(sem = order::rmw(order); gpu: ..., host:
-//! ...)`. On nvptx the GPU body runs: a table of `atomic/ptx.rs` turns `sem` and the scope
+//! ...)`. On nvptx the GPU body runs: a table of `ptx/atomic.rs` turns `sem` and the scope
 //! into one `asm!`. Everywhere else the host body runs, on `crate::loom::host`'s atomics
 //! (core's, or loom's model-checked ones under `--cfg loom`), where every scope is the whole
 //! system. The order is checked (`crate::order`) before either body, so an order an operation
@@ -24,7 +24,13 @@ macro_rules! on_target {
         #[cfg(target_arch = "nvptx64")]
         #[allow(unused_unsafe)]
         // SAFETY: `self` is a valid, aligned atomic location (type invariant / `from_ptr`).
-        let r = unsafe { $gpu };
+        let r = unsafe {
+            // The GPU body names the table and the leaves (`with_rmw_sem!`, `ptx_atom!`...)
+            // of `ptx/atomic.rs` as its own, so its file imports nothing that only nvptx has.
+            #[allow(unused_imports)]
+            use $crate::backend::atomic::*;
+            $gpu
+        };
         #[cfg(not(target_arch = "nvptx64"))]
         let r = $host;
         r

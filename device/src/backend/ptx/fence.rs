@@ -2,7 +2,7 @@
 //! `asm!` that is a compiler barrier (core's `compiler_fence` is unreliable on nvptx,
 //! rust-lang/rust#136480).
 
-use crate::atomic::ptx::with_scope;
+use super::atomic::with_scope;
 use crate::scope::Scope;
 
 /// `fence.sc.<scope>`.

@@ -1,5 +1,9 @@
-//! The PTX backend: every `asm!` of the atomics layer, and the one table that picks each
-//! instruction's `.sem` and `.scope`.
+//! The GPU bodies of the atomics: every `asm!` of the atomics layer, and the one table that
+//! picks each instruction's `.sem` and `.scope`. `on_target!` brings this module's macros into
+//! scope in each GPU body, so `crate::atomic` names the table and the leaves without naming
+//! the target. The 128-bit (`wide`), vector (`vector`) and state-space (`space`) leaves are
+//! submodules; the 8/16-bit and half-float operations are the scalar leaves here with their
+//! `.b8` / `.b16` / `.noftz` types, plus the word loops of `small`.
 //!
 //! `asm!` templates must be string literals, so the order and the scope cannot be spliced in
 //! at run time. Instead `with_sem!` matches on the pair (`.sem` of the order, `S::KIND`), both
@@ -20,6 +24,18 @@
 //! The seq_cst arms are the PTX memory model's mapping (Lustig et al., ASPLOS 2019), as
 //! libcu++'s on sm_70+: `fence.sc.<scope>` then the acquire form (loads and read-modify-writes)
 //! or the relaxed form (stores and `red`).
+
+pub(crate) mod space;
+pub(crate) use space::{space_atom, space_cas, space_ld, space_red, space_st};
+// `.b128` and vector `atom`/`red` are sm_90 instructions.
+#[cfg(target_feature = "sm_90")]
+pub(crate) mod vector;
+#[cfg(target_feature = "sm_90")]
+pub(crate) use vector::{ptx_atom_v2, ptx_atom_v4, ptx_red_v2, ptx_red_v4};
+#[cfg(target_feature = "sm_90")]
+pub(crate) mod wide;
+#[cfg(target_feature = "sm_90")]
+pub(crate) use wide::{cas128, exch128, ld128, st128};
 
 /// Expands `$leaf!("<scope>", args..)` for the scope marker `$S` (fences, and instructions
 /// with no `.sem`).
@@ -51,15 +67,15 @@ pub(crate) use with_scope;
 ///   release half: `fence.sc` followed by a strong write is a release pattern).
 macro_rules! with_sem {
     (load, $S:ty, $sem:expr; $leaf:ident! $args:tt) => {
-        $crate::atomic::ptx::with_sem!(@stamp $S, $sem, $leaf $args;
+        $crate::backend::atomic::with_sem!(@stamp $S, $sem, $leaf $args;
             forms [Relaxed "relaxed", Acquire "acquire"], seq_cst "acquire", refused [Release, AcqRel])
     };
     (store, $S:ty, $sem:expr; $leaf:ident! $args:tt) => {
-        $crate::atomic::ptx::with_sem!(@stamp $S, $sem, $leaf $args;
+        $crate::backend::atomic::with_sem!(@stamp $S, $sem, $leaf $args;
             forms [Relaxed "relaxed", Release "release"], seq_cst "relaxed", refused [Acquire, AcqRel])
     };
     (rmw, $S:ty, $sem:expr; $leaf:ident! $args:tt) => {
-        $crate::atomic::ptx::with_sem!(@stamp $S, $sem, $leaf $args;
+        $crate::backend::atomic::with_sem!(@stamp $S, $sem, $leaf $args;
             forms [Relaxed "relaxed", Acquire "acquire", Release "release", AcqRel "acq_rel"],
             seq_cst "acquire", refused [])
     };
@@ -67,14 +83,14 @@ macro_rules! with_sem {
     // `switch` for an order known only at run time, and so another branch layout.
     (@stamp $S:ty, $sem:expr, $leaf:ident $args:tt;
         forms [$($o:ident $q:literal),*], seq_cst $sc:literal, refused [$($r:ident),+]) => {
-        $crate::atomic::ptx::with_sem!(@match $S, $sem, $leaf $args;
+        $crate::backend::atomic::with_sem!(@match $S, $sem, $leaf $args;
             forms [$($o $q),*], seq_cst $sc;
             // `crate::order` has already panicked for the orders this instruction refuses.
             _ => core::hint::unreachable_unchecked(),)
     };
     (@stamp $S:ty, $sem:expr, $leaf:ident $args:tt;
         forms [$($o:ident $q:literal),*], seq_cst $sc:literal, refused []) => {
-        $crate::atomic::ptx::with_sem!(@match $S, $sem, $leaf $args; forms [$($o $q),*], seq_cst $sc;)
+        $crate::backend::atomic::with_sem!(@match $S, $sem, $leaf $args; forms [$($o $q),*], seq_cst $sc;)
     };
     // One arm per (order, scope) pair, then `$rest`. The leaf's operands travel as one token
     // tree, `$args`, because a `$(..)*` list cannot be repeated inside the repetition over the
@@ -83,28 +99,28 @@ macro_rules! with_sem {
         forms [$($o:ident $q:literal),*], seq_cst $sc:literal; $($rest:tt)*) => {
         match ($sem, <$S as $crate::scope::Scope>::KIND) {
             $(
-                ($crate::order::Sem::$o, $crate::scope::ScopeKind::Cta) => $crate::atomic::ptx::with_sem!(@leaf $leaf "cta" $q $args),
+                ($crate::order::Sem::$o, $crate::scope::ScopeKind::Cta) => $crate::backend::atomic::with_sem!(@leaf $leaf "cta" $q $args),
                 #[cfg(target_feature = "sm_90")]
-                ($crate::order::Sem::$o, $crate::scope::ScopeKind::Cluster) => $crate::atomic::ptx::with_sem!(@leaf $leaf "cluster" $q $args),
-                ($crate::order::Sem::$o, $crate::scope::ScopeKind::Gpu) => $crate::atomic::ptx::with_sem!(@leaf $leaf "gpu" $q $args),
-                ($crate::order::Sem::$o, $crate::scope::ScopeKind::Sys) => $crate::atomic::ptx::with_sem!(@leaf $leaf "sys" $q $args),
+                ($crate::order::Sem::$o, $crate::scope::ScopeKind::Cluster) => $crate::backend::atomic::with_sem!(@leaf $leaf "cluster" $q $args),
+                ($crate::order::Sem::$o, $crate::scope::ScopeKind::Gpu) => $crate::backend::atomic::with_sem!(@leaf $leaf "gpu" $q $args),
+                ($crate::order::Sem::$o, $crate::scope::ScopeKind::Sys) => $crate::backend::atomic::with_sem!(@leaf $leaf "sys" $q $args),
             )*
             ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Cta) => {
                 $crate::fence::fence_sc::<$S>();
-                $crate::atomic::ptx::with_sem!(@leaf $leaf "cta" $sc $args)
+                $crate::backend::atomic::with_sem!(@leaf $leaf "cta" $sc $args)
             },
             #[cfg(target_feature = "sm_90")]
             ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Cluster) => {
                 $crate::fence::fence_sc::<$S>();
-                $crate::atomic::ptx::with_sem!(@leaf $leaf "cluster" $sc $args)
+                $crate::backend::atomic::with_sem!(@leaf $leaf "cluster" $sc $args)
             },
             ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Gpu) => {
                 $crate::fence::fence_sc::<$S>();
-                $crate::atomic::ptx::with_sem!(@leaf $leaf "gpu" $sc $args)
+                $crate::backend::atomic::with_sem!(@leaf $leaf "gpu" $sc $args)
             },
             ($crate::order::Sem::SeqCst, $crate::scope::ScopeKind::Sys) => {
                 $crate::fence::fence_sc::<$S>();
-                $crate::atomic::ptx::with_sem!(@leaf $leaf "sys" $sc $args)
+                $crate::backend::atomic::with_sem!(@leaf $leaf "sys" $sc $args)
             },
             // No `Cluster` marker exists below sm_90, so no `Scope` has this kind.
             #[cfg(not(target_feature = "sm_90"))]
@@ -121,7 +137,7 @@ pub(crate) use with_sem;
 /// Loads: `with_sem!`'s `load` row.
 macro_rules! with_load_sem {
     ($S:ty, $sem:expr; $leaf:ident! $args:tt) => {
-        $crate::atomic::ptx::with_sem!(load, $S, $sem; $leaf! $args)
+        $crate::backend::atomic::with_sem!(load, $S, $sem; $leaf! $args)
     };
 }
 pub(crate) use with_load_sem;
@@ -129,7 +145,7 @@ pub(crate) use with_load_sem;
 /// Stores and `red`: `with_sem!`'s `store` row.
 macro_rules! with_store_sem {
     ($S:ty, $sem:expr; $leaf:ident! $args:tt) => {
-        $crate::atomic::ptx::with_sem!(store, $S, $sem; $leaf! $args)
+        $crate::backend::atomic::with_sem!(store, $S, $sem; $leaf! $args)
     };
 }
 pub(crate) use with_store_sem;
@@ -137,7 +153,7 @@ pub(crate) use with_store_sem;
 /// Read-modify-writes: `with_sem!`'s `rmw` row.
 macro_rules! with_rmw_sem {
     ($S:ty, $sem:expr; $leaf:ident! $args:tt) => {
-        $crate::atomic::ptx::with_sem!(rmw, $S, $sem; $leaf! $args)
+        $crate::backend::atomic::with_sem!(rmw, $S, $sem; $leaf! $args)
     };
 }
 pub(crate) use with_rmw_sem;
