@@ -16,132 +16,16 @@
 
 #[cfg(target_arch = "nvptx64")]
 use super::{c_pe, Symmetric};
-#[cfg(target_arch = "nvptx64")]
-use core::ffi::c_int;
-
-pub(super) mod sealed {
-    #[cfg(target_arch = "nvptx64")]
-    use core::ffi::c_int;
-
-    /// The per-type symbols of [`AtomicElement`](super::AtomicElement), stamped by
-    /// `atomic_elements!`. C signatures from device/nvshmem_defines.h: `T
-    /// nvshmem_<T>_atomic_fetch(const T *source, int pe)`, `void _set / _add / _and / _or /
-    /// _xor(T *dest, T value, int pe)`, `T _swap / _fetch_add / _fetch_and / _fetch_or /
-    /// _fetch_xor(T *dest, T value, int pe)`, `T _compare_swap(T *dest, T cond, T value, int
-    /// pe)`, `T _fetch_inc(T *dest, int pe)`, `void _inc(T *dest, int pe)`.
-    pub trait Amo: Sized {
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn fetch(source: *const Self, pe: c_int) -> Self;
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn set(dest: *mut Self, value: Self, pe: c_int);
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn add(dest: *mut Self, value: Self, pe: c_int);
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn and(dest: *mut Self, value: Self, pe: c_int);
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn or(dest: *mut Self, value: Self, pe: c_int);
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn xor(dest: *mut Self, value: Self, pe: c_int);
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn swap(dest: *mut Self, value: Self, pe: c_int) -> Self;
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn fetch_add(dest: *mut Self, value: Self, pe: c_int) -> Self;
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn fetch_and(dest: *mut Self, value: Self, pe: c_int) -> Self;
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn fetch_or(dest: *mut Self, value: Self, pe: c_int) -> Self;
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn fetch_xor(dest: *mut Self, value: Self, pe: c_int) -> Self;
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn compare_swap(dest: *mut Self, cond: Self, value: Self, pe: c_int) -> Self;
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn fetch_inc(dest: *mut Self, pe: c_int) -> Self;
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn inc(dest: *mut Self, pe: c_int);
-    }
-}
+use crate::backend::nvshmem::{atomic_elements, Amo};
 
 /// A type the remote atomics work on: `u32 u64 i32 i64`, NVSHMEM's `uint32 uint64 int32
 /// int64` (`atomic_fetch_add::<u64>` calls `nvshmem_uint64_atomic_fetch_add`). One exception:
 /// NVSHMEM 3.4.5 has no `int64` add or increment, so for `i64` those four
 /// (`atomic_add`, `atomic_fetch_add`, `atomic_inc`, `atomic_fetch_inc`) call the `long` ones
 /// (`nvshmem_long_atomic_fetch_add`: C's `long` is 64-bit on nvptx64). Sealed.
-pub trait AtomicElement: sealed::Amo + Copy {}
+pub trait AtomicElement: Amo + Copy {}
 
 // One row per type with each operation's NVSHMEM symbol spelled out (greppable).
-macro_rules! atomic_elements {
-    ($(
-        $t:ty {
-            fetch => $fetch:ident;
-            update: $($update:ident => $update_sym:ident),+;
-            fetching: $($fetching:ident => $fetching_sym:ident),+;
-            compare_swap => $cas:ident; fetch_inc => $fetch_inc:ident; inc => $inc:ident;
-        }
-    )+) => {$(
-        impl AtomicElement for $t {}
-        impl sealed::Amo for $t {
-            #[cfg(target_arch = "nvptx64")]
-            #[inline(always)]
-            unsafe fn fetch(source: *const $t, pe: c_int) -> $t {
-                extern "C" {
-                    fn $fetch(source: *const $t, pe: c_int) -> $t;
-                }
-                // SAFETY: the public function's caller keeps its promises.
-                unsafe { $fetch(source, pe) }
-            }
-            $(
-                #[cfg(target_arch = "nvptx64")]
-                #[inline(always)]
-                unsafe fn $update(dest: *mut $t, value: $t, pe: c_int) {
-                    extern "C" {
-                        fn $update_sym(dest: *mut $t, value: $t, pe: c_int);
-                    }
-                    // SAFETY: the public function's caller keeps its promises.
-                    unsafe { $update_sym(dest, value, pe) }
-                }
-            )+
-            $(
-                #[cfg(target_arch = "nvptx64")]
-                #[inline(always)]
-                unsafe fn $fetching(dest: *mut $t, value: $t, pe: c_int) -> $t {
-                    extern "C" {
-                        fn $fetching_sym(dest: *mut $t, value: $t, pe: c_int) -> $t;
-                    }
-                    // SAFETY: the public function's caller keeps its promises.
-                    unsafe { $fetching_sym(dest, value, pe) }
-                }
-            )+
-            #[cfg(target_arch = "nvptx64")]
-            #[inline(always)]
-            unsafe fn compare_swap(dest: *mut $t, cond: $t, value: $t, pe: c_int) -> $t {
-                extern "C" {
-                    fn $cas(dest: *mut $t, cond: $t, value: $t, pe: c_int) -> $t;
-                }
-                // SAFETY: the public function's caller keeps its promises.
-                unsafe { $cas(dest, cond, value, pe) }
-            }
-            #[cfg(target_arch = "nvptx64")]
-            #[inline(always)]
-            unsafe fn fetch_inc(dest: *mut $t, pe: c_int) -> $t {
-                extern "C" {
-                    fn $fetch_inc(dest: *mut $t, pe: c_int) -> $t;
-                }
-                // SAFETY: the public function's caller keeps its promises.
-                unsafe { $fetch_inc(dest, pe) }
-            }
-            #[cfg(target_arch = "nvptx64")]
-            #[inline(always)]
-            unsafe fn inc(dest: *mut $t, pe: c_int) {
-                extern "C" {
-                    fn $inc(dest: *mut $t, pe: c_int);
-                }
-                // SAFETY: the public function's caller keeps its promises.
-                unsafe { $inc(dest, pe) }
-            }
-        }
-    )+};
-}
-
 atomic_elements! {
     u32 {
         fetch => nvshmem_uint32_atomic_fetch;

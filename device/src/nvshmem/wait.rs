@@ -10,6 +10,7 @@
 
 #[cfg(target_arch = "nvptx64")]
 use super::Symmetric;
+use crate::backend::nvshmem::{wait_elements, Wait};
 #[cfg(target_arch = "nvptx64")]
 use core::ffi::c_int;
 
@@ -33,152 +34,13 @@ pub enum Cmp {
     Le = 3,
 }
 
-pub(super) mod sealed {
-    #[cfg(target_arch = "nvptx64")]
-    use core::ffi::c_int;
-
-    /// The per-type symbols of [`WaitElement`](super::WaitElement), stamped by
-    /// `wait_elements!`. C signatures from device/nvshmem_defines.h: `void
-    /// nvshmem_<T>_wait_until(T *ivar, int cmp, T cmp_value)`, `void _wait_until_all(T *ivars,
-    /// size_t nelems, const int *status, int cmp, T cmp_value)`, `size_t _wait_until_any(` the
-    /// same `)`, `size_t _wait_until_some(T *ivars, size_t nelems, size_t *indices, const int
-    /// *status, int cmp, T cmp_value)`, `int _test(T *ivar, int cmp, T cmp_value)`.
-    pub trait Wait: Sized {
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn wait_until(ivar: *mut Self, cmp: c_int, value: Self);
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn wait_until_all(
-            ivars: *mut Self,
-            nelems: usize,
-            status: *const c_int,
-            cmp: c_int,
-            value: Self,
-        );
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn wait_until_any(
-            ivars: *mut Self,
-            nelems: usize,
-            status: *const c_int,
-            cmp: c_int,
-            value: Self,
-        ) -> usize;
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn wait_until_some(
-            ivars: *mut Self,
-            nelems: usize,
-            indices: *mut usize,
-            status: *const c_int,
-            cmp: c_int,
-            value: Self,
-        ) -> usize;
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn test(ivar: *mut Self, cmp: c_int, value: Self) -> c_int;
-    }
-}
-
 /// A type NVSHMEM can wait on: `u16 i16 u32 i32 u64 i64`. The symbols use NVSHMEM's
 /// fixed-width names (`wait_until::<u64>` calls `nvshmem_uint64_wait_until`) except the
 /// 16-bit types, for which NVSHMEM 3.4.5 has only the C names: `i16` is `short`
 /// (`nvshmem_short_wait_until`), `u16` is `ushort`. Sealed.
-pub trait WaitElement: sealed::Wait + Copy {}
+pub trait WaitElement: Wait + Copy {}
 
 // One row per type with each operation's NVSHMEM symbol spelled out (greppable).
-macro_rules! wait_elements {
-    ($(
-        $t:ty {
-            wait_until => $wait:ident, wait_until_all => $all:ident,
-            wait_until_any => $any:ident, wait_until_some => $some:ident, test => $test:ident;
-        }
-    )+) => {$(
-        impl WaitElement for $t {}
-        impl sealed::Wait for $t {
-            #[cfg(target_arch = "nvptx64")]
-            #[inline(always)]
-            unsafe fn wait_until(ivar: *mut $t, cmp: c_int, value: $t) {
-                extern "C" {
-                    fn $wait(ivar: *mut $t, cmp: c_int, cmp_value: $t);
-                }
-                // SAFETY: the public function's caller keeps its promises.
-                unsafe { $wait(ivar, cmp, value) }
-            }
-            #[cfg(target_arch = "nvptx64")]
-            #[inline(always)]
-            unsafe fn wait_until_all(
-                ivars: *mut $t,
-                nelems: usize,
-                status: *const c_int,
-                cmp: c_int,
-                value: $t,
-            ) {
-                extern "C" {
-                    fn $all(
-                        ivars: *mut $t,
-                        nelems: usize,
-                        status: *const c_int,
-                        cmp: c_int,
-                        cmp_value: $t,
-                    );
-                }
-                // SAFETY: the public function's caller keeps its promises.
-                unsafe { $all(ivars, nelems, status, cmp, value) }
-            }
-            #[cfg(target_arch = "nvptx64")]
-            #[inline(always)]
-            unsafe fn wait_until_any(
-                ivars: *mut $t,
-                nelems: usize,
-                status: *const c_int,
-                cmp: c_int,
-                value: $t,
-            ) -> usize {
-                extern "C" {
-                    fn $any(
-                        ivars: *mut $t,
-                        nelems: usize,
-                        status: *const c_int,
-                        cmp: c_int,
-                        cmp_value: $t,
-                    ) -> usize;
-                }
-                // SAFETY: the public function's caller keeps its promises.
-                unsafe { $any(ivars, nelems, status, cmp, value) }
-            }
-            #[cfg(target_arch = "nvptx64")]
-            #[inline(always)]
-            unsafe fn wait_until_some(
-                ivars: *mut $t,
-                nelems: usize,
-                indices: *mut usize,
-                status: *const c_int,
-                cmp: c_int,
-                value: $t,
-            ) -> usize {
-                extern "C" {
-                    fn $some(
-                        ivars: *mut $t,
-                        nelems: usize,
-                        indices: *mut usize,
-                        status: *const c_int,
-                        cmp: c_int,
-                        cmp_value: $t,
-                    ) -> usize;
-                }
-                // SAFETY: the public function's caller keeps its promises.
-                unsafe { $some(ivars, nelems, indices, status, cmp, value) }
-            }
-            #[cfg(target_arch = "nvptx64")]
-            #[inline(always)]
-            unsafe fn test(ivar: *mut $t, cmp: c_int, value: $t) -> c_int {
-                extern "C" {
-                    fn $test(ivar: *mut $t, cmp: c_int, cmp_value: $t) -> c_int;
-                }
-                // SAFETY: the public function's caller keeps its promises.
-                unsafe { $test(ivar, cmp, value) }
-            }
-        }
-    )+};
-}
-
 wait_elements! {
     u16 {
         wait_until => nvshmem_ushort_wait_until, wait_until_all => nvshmem_ushort_wait_until_all,

@@ -3,4 +3,6 @@
 
 pub(crate) mod fence;
 pub(crate) mod volatile;
+#[cfg(feature = "nvshmem")]
+pub(crate) mod nvshmem;
 pub(crate) mod warp;

@@ -1,6 +1,9 @@
-//! The GPU bodies: each operation is the PTX instruction it documents, through `asm!`.
+//! The GPU bodies: each operation is the PTX instruction it documents, through `asm!` (or,
+//! for NVSHMEM, a call of its device library).
 
 pub(crate) mod atomic;
 pub(crate) mod fence;
 pub(crate) mod volatile;
+#[cfg(feature = "nvshmem")]
+pub(crate) mod nvshmem;
 pub(crate) mod warp;
