@@ -90,6 +90,14 @@
 //! }
 //! ```
 
+/// Items of the nvptx build alone: NVSHMEM's device library links into kernels only, so a host
+/// caller of these gets an unresolved name, never a link error.
+macro_rules! gpu_only {
+    ($($item:item)*) => {
+        $( #[cfg(target_arch = "nvptx64")] $item )*
+    };
+}
+
 pub mod atomic;
 pub mod collective;
 pub mod ordering;
@@ -100,71 +108,67 @@ pub mod team;
 pub mod wait;
 
 pub use atomic::AtomicElement;
-#[cfg(target_arch = "nvptx64")]
-pub use atomic::{
-    atomic_add, atomic_and, atomic_compare_swap, atomic_fetch, atomic_fetch_add, atomic_fetch_and,
-    atomic_fetch_inc, atomic_fetch_or, atomic_fetch_xor, atomic_inc, atomic_or, atomic_set,
-    atomic_swap, atomic_xor,
-};
-#[cfg(target_arch = "nvptx64")]
-pub use collective::{
-    barrier, barrier_all, barrier_all_block, barrier_all_warp, barrier_block, barrier_warp,
-    sync_all, sync_all_block, sync_all_warp, team_sync, team_sync_block, team_sync_warp,
-};
-#[cfg(target_arch = "nvptx64")]
-pub use ordering::{fence, quiet};
 pub use rma::Element;
-#[cfg(target_arch = "nvptx64")]
-pub use rma::{
-    g, get, get_block, get_nbi, get_nbi_block, get_nbi_warp, get_warp, p, put, put_block, put_nbi,
-    put_nbi_block, put_nbi_warp, put_warp,
-};
 pub use signal::SignalOp;
-#[cfg(target_arch = "nvptx64")]
-pub use signal::{
-    put_signal, put_signal_block, put_signal_nbi, put_signal_nbi_block, put_signal_nbi_warp,
-    put_signal_warp, signal_fetch, signal_op, signal_wait_until,
-};
 pub use symmetric::Symmetric;
 pub use team::Team;
-#[cfg(target_arch = "nvptx64")]
-pub use wait::{test, wait_until, wait_until_all, wait_until_any, wait_until_some};
 pub use wait::{Cmp, WaitElement};
+
+gpu_only! {
+    pub use atomic::{
+        atomic_add, atomic_and, atomic_compare_swap, atomic_fetch, atomic_fetch_add,
+        atomic_fetch_and, atomic_fetch_inc, atomic_fetch_or, atomic_fetch_xor, atomic_inc,
+        atomic_or, atomic_set, atomic_swap, atomic_xor,
+    };
+    pub use collective::{
+        barrier, barrier_all, barrier_all_block, barrier_all_warp, barrier_block, barrier_warp,
+        sync_all, sync_all_block, sync_all_warp, team_sync, team_sync_block, team_sync_warp,
+    };
+    pub use ordering::{fence, quiet};
+    pub use rma::{
+        g, get, get_block, get_nbi, get_nbi_block, get_nbi_warp, get_warp, p, put, put_block,
+        put_nbi, put_nbi_block, put_nbi_warp, put_warp,
+    };
+    pub use signal::{
+        put_signal, put_signal_block, put_signal_nbi, put_signal_nbi_block, put_signal_nbi_warp,
+        put_signal_warp, signal_fetch, signal_op, signal_wait_until,
+    };
+    pub use wait::{test, wait_until, wait_until_all, wait_until_any, wait_until_some};
+}
 
 /// The NVSHMEM release these bindings were written for and checked against (its headers'
 /// `NVSHMEM_VENDOR_{MAJOR,MINOR,PATCH}_VERSION`): the library linked into the kernels
 /// should have the same major.minor.
 pub const VERSION: (u32, u32, u32) = (3, 4, 5);
 
-/// A PE number as NVSHMEM's `int pe` parameter. The callers promise `pe < n_pes()`, so the
-/// value fits.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-fn c_pe(pe: u32) -> core::ffi::c_int {
-    pe as core::ffi::c_int
-}
-
-/// This PE's number in the world team, `0..n_pes()`. Calls `nvshmem_my_pe`.
-///
-/// NVSHMEM reads it from its device state, which the host fills when it registers the
-/// module (`nvshmemx_cumodule_init`); before that the value is meaningless.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub fn my_pe() -> u32 {
-    extern "C" {
-        fn nvshmem_my_pe() -> core::ffi::c_int;
+gpu_only! {
+    /// A PE number as NVSHMEM's `int pe` parameter. The callers promise `pe < n_pes()`, so the
+    /// value fits.
+    #[inline(always)]
+    fn c_pe(pe: u32) -> core::ffi::c_int {
+        pe as core::ffi::c_int
     }
-    // SAFETY: no arguments; it reads NVSHMEM's device state.
-    unsafe { nvshmem_my_pe() as u32 }
-}
 
-/// The number of PEs in the job (the world team). Calls `nvshmem_n_pes`.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub fn n_pes() -> u32 {
-    extern "C" {
-        fn nvshmem_n_pes() -> core::ffi::c_int;
+    /// This PE's number in the world team, `0..n_pes()`. Calls `nvshmem_my_pe`.
+    ///
+    /// NVSHMEM reads it from its device state, which the host fills when it registers the
+    /// module (`nvshmemx_cumodule_init`); before that the value is meaningless.
+    #[inline(always)]
+    pub fn my_pe() -> u32 {
+        extern "C" {
+            fn nvshmem_my_pe() -> core::ffi::c_int;
+        }
+        // SAFETY: no arguments; it reads NVSHMEM's device state.
+        unsafe { nvshmem_my_pe() as u32 }
     }
-    // SAFETY: no arguments; it reads NVSHMEM's device state.
-    unsafe { nvshmem_n_pes() as u32 }
+
+    /// The number of PEs in the job (the world team). Calls `nvshmem_n_pes`.
+    #[inline(always)]
+    pub fn n_pes() -> u32 {
+        extern "C" {
+            fn nvshmem_n_pes() -> core::ffi::c_int;
+        }
+        // SAFETY: no arguments; it reads NVSHMEM's device state.
+        unsafe { nvshmem_n_pes() as u32 }
+    }
 }
