@@ -14,8 +14,6 @@
 //!
 //! [`Symmetric`]: super::Symmetric
 
-#[cfg(target_arch = "nvptx64")]
-use super::{c_pe, Symmetric};
 use crate::backend::nvshmem::{atomic_elements, Amo};
 
 /// A type the remote atomics work on: `u32 u64 i32 i64`, NVSHMEM's `uint32 uint64 int32
@@ -79,188 +77,178 @@ atomic_elements! {
     }
 }
 
-/// Reads `src` on PE `pe` atomically and returns it. Calls `nvshmem_<T>_atomic_fetch`.
-///
-/// # Safety
-/// `src` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_fetch<T: AtomicElement>(src: Symmetric<T>, pe: u32) -> T {
-    // SAFETY: the caller's promises.
-    unsafe { T::fetch(src.as_ptr(), c_pe(pe)) }
-}
+gpu_only! {
+    use super::{c_pe, Symmetric};
 
-/// Writes `value` to `dest` on PE `pe` atomically. Calls `nvshmem_<T>_atomic_set`.
-///
-/// # Safety
-/// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_set<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::set(dest.as_ptr(), value, c_pe(pe)) }
-}
+    /// Reads `src` on PE `pe` atomically and returns it. Calls `nvshmem_<T>_atomic_fetch`.
+    ///
+    /// # Safety
+    /// `src` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_fetch<T: AtomicElement>(src: Symmetric<T>, pe: u32) -> T {
+        // SAFETY: the caller's promises.
+        unsafe { T::fetch(src.as_ptr(), c_pe(pe)) }
+    }
 
-/// Writes `value` to `dest` on PE `pe` and returns the old value, atomically. Calls
-/// `nvshmem_<T>_atomic_swap`.
-///
-/// # Safety
-/// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_swap<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) -> T {
-    // SAFETY: the caller's promises.
-    unsafe { T::swap(dest.as_ptr(), value, c_pe(pe)) }
-}
+    /// Writes `value` to `dest` on PE `pe` atomically. Calls `nvshmem_<T>_atomic_set`.
+    ///
+    /// # Safety
+    /// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_set<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::set(dest.as_ptr(), value, c_pe(pe)) }
+    }
 
-/// Writes `value` to `dest` on PE `pe` if it holds `cond`, and returns the old value (equal to
-/// `cond` when it wrote), atomically. Calls `nvshmem_<T>_atomic_compare_swap`.
-///
-/// # Safety
-/// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_compare_swap<T: AtomicElement>(
-    dest: Symmetric<T>,
-    cond: T,
-    value: T,
-    pe: u32,
-) -> T {
-    // SAFETY: the caller's promises.
-    unsafe { T::compare_swap(dest.as_ptr(), cond, value, c_pe(pe)) }
-}
+    /// Writes `value` to `dest` on PE `pe` and returns the old value, atomically. Calls
+    /// `nvshmem_<T>_atomic_swap`.
+    ///
+    /// # Safety
+    /// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_swap<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) -> T {
+        // SAFETY: the caller's promises.
+        unsafe { T::swap(dest.as_ptr(), value, c_pe(pe)) }
+    }
 
-/// Adds `value` to `dest` on PE `pe` (wrapping) and returns the old value, atomically. Calls
-/// `nvshmem_<T>_atomic_fetch_add` (`nvshmem_long_atomic_fetch_add` for `i64`).
-///
-/// # Safety
-/// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_fetch_add<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) -> T {
-    // SAFETY: the caller's promises.
-    unsafe { T::fetch_add(dest.as_ptr(), value, c_pe(pe)) }
-}
+    /// Writes `value` to `dest` on PE `pe` if it holds `cond`, and returns the old value (equal to
+    /// `cond` when it wrote), atomically. Calls `nvshmem_<T>_atomic_compare_swap`.
+    ///
+    /// # Safety
+    /// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_compare_swap<T: AtomicElement>(
+        dest: Symmetric<T>,
+        cond: T,
+        value: T,
+        pe: u32,
+    ) -> T {
+        // SAFETY: the caller's promises.
+        unsafe { T::compare_swap(dest.as_ptr(), cond, value, c_pe(pe)) }
+    }
 
-/// Adds `value` to `dest` on PE `pe` (wrapping), atomically, without returning the old value
-/// (complete after [`quiet`](super::quiet)). Calls `nvshmem_<T>_atomic_add`
-/// (`nvshmem_long_atomic_add` for `i64`).
-///
-/// # Safety
-/// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_add<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::add(dest.as_ptr(), value, c_pe(pe)) }
-}
+    /// Adds `value` to `dest` on PE `pe` (wrapping) and returns the old value, atomically. Calls
+    /// `nvshmem_<T>_atomic_fetch_add` (`nvshmem_long_atomic_fetch_add` for `i64`).
+    ///
+    /// # Safety
+    /// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_fetch_add<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) -> T {
+        // SAFETY: the caller's promises.
+        unsafe { T::fetch_add(dest.as_ptr(), value, c_pe(pe)) }
+    }
 
-/// Adds 1 to `dest` on PE `pe` (wrapping) and returns the old value, atomically. Calls
-/// `nvshmem_<T>_atomic_fetch_inc` (`nvshmem_long_atomic_fetch_inc` for `i64`).
-///
-/// # Safety
-/// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_fetch_inc<T: AtomicElement>(dest: Symmetric<T>, pe: u32) -> T {
-    // SAFETY: the caller's promises.
-    unsafe { T::fetch_inc(dest.as_ptr(), c_pe(pe)) }
-}
+    /// Adds `value` to `dest` on PE `pe` (wrapping), atomically, without returning the old value
+    /// (complete after [`quiet`](super::quiet)). Calls `nvshmem_<T>_atomic_add`
+    /// (`nvshmem_long_atomic_add` for `i64`).
+    ///
+    /// # Safety
+    /// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_add<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::add(dest.as_ptr(), value, c_pe(pe)) }
+    }
 
-/// Adds 1 to `dest` on PE `pe` (wrapping), atomically, without returning the old value. Calls
-/// `nvshmem_<T>_atomic_inc` (`nvshmem_long_atomic_inc` for `i64`).
-///
-/// # Safety
-/// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_inc<T: AtomicElement>(dest: Symmetric<T>, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::inc(dest.as_ptr(), c_pe(pe)) }
-}
+    /// Adds 1 to `dest` on PE `pe` (wrapping) and returns the old value, atomically. Calls
+    /// `nvshmem_<T>_atomic_fetch_inc` (`nvshmem_long_atomic_fetch_inc` for `i64`).
+    ///
+    /// # Safety
+    /// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_fetch_inc<T: AtomicElement>(dest: Symmetric<T>, pe: u32) -> T {
+        // SAFETY: the caller's promises.
+        unsafe { T::fetch_inc(dest.as_ptr(), c_pe(pe)) }
+    }
 
-/// Bitwise-ANDs `value` into `dest` on PE `pe` and returns the old value, atomically.
-/// Calls `nvshmem_<T>_atomic_fetch_and`.
-///
-/// # Safety
-/// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_fetch_and<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) -> T {
-    // SAFETY: the caller's promises.
-    unsafe { T::fetch_and(dest.as_ptr(), value, c_pe(pe)) }
-}
+    /// Adds 1 to `dest` on PE `pe` (wrapping), atomically, without returning the old value. Calls
+    /// `nvshmem_<T>_atomic_inc` (`nvshmem_long_atomic_inc` for `i64`).
+    ///
+    /// # Safety
+    /// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_inc<T: AtomicElement>(dest: Symmetric<T>, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::inc(dest.as_ptr(), c_pe(pe)) }
+    }
 
-/// Bitwise-ORs `value` into `dest` on PE `pe` and returns the old value, atomically.
-/// Calls `nvshmem_<T>_atomic_fetch_or`.
-///
-/// # Safety
-/// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_fetch_or<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) -> T {
-    // SAFETY: the caller's promises.
-    unsafe { T::fetch_or(dest.as_ptr(), value, c_pe(pe)) }
-}
+    /// Bitwise-ANDs `value` into `dest` on PE `pe` and returns the old value, atomically.
+    /// Calls `nvshmem_<T>_atomic_fetch_and`.
+    ///
+    /// # Safety
+    /// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_fetch_and<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) -> T {
+        // SAFETY: the caller's promises.
+        unsafe { T::fetch_and(dest.as_ptr(), value, c_pe(pe)) }
+    }
 
-/// Bitwise-XORs `value` into `dest` on PE `pe` and returns the old value, atomically.
-/// Calls `nvshmem_<T>_atomic_fetch_xor`.
-///
-/// # Safety
-/// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_fetch_xor<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) -> T {
-    // SAFETY: the caller's promises.
-    unsafe { T::fetch_xor(dest.as_ptr(), value, c_pe(pe)) }
-}
+    /// Bitwise-ORs `value` into `dest` on PE `pe` and returns the old value, atomically.
+    /// Calls `nvshmem_<T>_atomic_fetch_or`.
+    ///
+    /// # Safety
+    /// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_fetch_or<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) -> T {
+        // SAFETY: the caller's promises.
+        unsafe { T::fetch_or(dest.as_ptr(), value, c_pe(pe)) }
+    }
 
-/// Bitwise-ANDs `value` into `dest` on PE `pe`, atomically, without returning the old
-/// value. Calls `nvshmem_<T>_atomic_and`.
-///
-/// # Safety
-/// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_and<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::and(dest.as_ptr(), value, c_pe(pe)) }
-}
+    /// Bitwise-XORs `value` into `dest` on PE `pe` and returns the old value, atomically.
+    /// Calls `nvshmem_<T>_atomic_fetch_xor`.
+    ///
+    /// # Safety
+    /// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_fetch_xor<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) -> T {
+        // SAFETY: the caller's promises.
+        unsafe { T::fetch_xor(dest.as_ptr(), value, c_pe(pe)) }
+    }
 
-/// Bitwise-ORs `value` into `dest` on PE `pe`, atomically, without returning the old
-/// value. Calls `nvshmem_<T>_atomic_or`.
-///
-/// # Safety
-/// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_or<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::or(dest.as_ptr(), value, c_pe(pe)) }
-}
+    /// Bitwise-ANDs `value` into `dest` on PE `pe`, atomically, without returning the old
+    /// value. Calls `nvshmem_<T>_atomic_and`.
+    ///
+    /// # Safety
+    /// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_and<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::and(dest.as_ptr(), value, c_pe(pe)) }
+    }
 
-/// Bitwise-XORs `value` into `dest` on PE `pe`, atomically, without returning the old
-/// value. Calls `nvshmem_<T>_atomic_xor`.
-///
-/// # Safety
-/// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
-/// an NVSHMEM atomic.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn atomic_xor<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::xor(dest.as_ptr(), value, c_pe(pe)) }
+    /// Bitwise-ORs `value` into `dest` on PE `pe`, atomically, without returning the old
+    /// value. Calls `nvshmem_<T>_atomic_or`.
+    ///
+    /// # Safety
+    /// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_or<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::or(dest.as_ptr(), value, c_pe(pe)) }
+    }
+
+    /// Bitwise-XORs `value` into `dest` on PE `pe`, atomically, without returning the old
+    /// value. Calls `nvshmem_<T>_atomic_xor`.
+    ///
+    /// # Safety
+    /// `dest` is a symmetric `T`, `pe < n_pes()`, and every concurrent access to it at `pe` is
+    /// an NVSHMEM atomic.
+    #[inline(always)]
+    pub unsafe fn atomic_xor<T: AtomicElement>(dest: Symmetric<T>, value: T, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::xor(dest.as_ptr(), value, c_pe(pe)) }
+    }
 }

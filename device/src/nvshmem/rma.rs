@@ -11,8 +11,6 @@
 //! - nothing else writes the destination, or reads a destination a get writes, until the
 //!   operation is complete (a data race on either side is undefined, as for plain accesses).
 
-#[cfg(target_arch = "nvptx64")]
-use super::{c_pe, Symmetric};
 use crate::backend::nvshmem::{rma_elements, Rma};
 
 /// A type the data-movement functions move: `u8 u16 u32 u64 i8 i16 i32 i64 f32 f64`, NVSHMEM's
@@ -257,171 +255,176 @@ rma_elements! {
     }
 }
 
-/// Copies `count` elements from this PE's `src` to `dest` on PE `pe`, and returns once `src`
-/// may be reused. Calls `nvshmem_<T>_put` ([`Element`] names `<T>`).
-///
-/// The writes are the calling thread's; they are ordered with its later puts to `pe` by
-/// [`fence`](super::fence) and complete at `pe` after [`quiet`](super::quiet) (or use
-/// [`put_signal`](super::put_signal), whose signal is observed only after the data).
-///
-/// # Safety
-/// The promises of the [module](self): `dest` symmetric with room for `count` elements,
-/// `src` readable for `count`, `pe < n_pes()`, no data race on `dest` at `pe`.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn put<T: Element>(dest: Symmetric<T>, src: *const T, count: usize, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::put(dest.as_ptr(), src, count, c_pe(pe)) }
-}
+gpu_only! {
+    use super::{c_pe, Symmetric};
 
-/// [`put`] without waiting: returns at once; `src` must not change, and the data is not
-/// known to have left, until [`quiet`](super::quiet). Calls `nvshmem_<T>_put_nbi`.
-///
-/// # Safety
-/// As [`put`], and `src` stays unmodified until the calling thread's next `quiet`.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn put_nbi<T: Element>(dest: Symmetric<T>, src: *const T, count: usize, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::put_nbi(dest.as_ptr(), src, count, c_pe(pe)) }
-}
+    /// Copies `count` elements from this PE's `src` to `dest` on PE `pe`, and returns once `src`
+    /// may be reused. Calls `nvshmem_<T>_put` ([`Element`] names `<T>`).
+    ///
+    /// The writes are the calling thread's; they are ordered with its later puts to `pe` by
+    /// [`fence`](super::fence) and complete at `pe` after [`quiet`](super::quiet) (or use
+    /// [`put_signal`](super::put_signal), whose signal is observed only after the data).
+    ///
+    /// # Safety
+    /// The promises of the [module](self): `dest` symmetric with room for `count` elements,
+    /// `src` readable for `count`, `pe < n_pes()`, no data race on `dest` at `pe`.
+    #[inline(always)]
+    pub unsafe fn put<T: Element>(dest: Symmetric<T>, src: *const T, count: usize, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::put(dest.as_ptr(), src, count, c_pe(pe)) }
+    }
 
-/// Copies `count` elements from `src` on PE `pe` into this PE's `dest`; when it returns the
-/// data is in `dest`, visible to the calling thread. Calls `nvshmem_<T>_get`.
-///
-/// # Safety
-/// `src` symmetric with room for `count` elements, `dest` writable for `count`,
-/// `pe < n_pes()`, no data race on `src` at `pe` or on `dest`.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn get<T: Element>(dest: *mut T, src: Symmetric<T>, count: usize, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::get(dest, src.as_ptr(), count, c_pe(pe)) }
-}
+    /// [`put`] without waiting: returns at once; `src` must not change, and the data is not
+    /// known to have left, until [`quiet`](super::quiet). Calls `nvshmem_<T>_put_nbi`.
+    ///
+    /// # Safety
+    /// As [`put`], and `src` stays unmodified until the calling thread's next `quiet`.
+    #[inline(always)]
+    pub unsafe fn put_nbi<T: Element>(dest: Symmetric<T>, src: *const T, count: usize, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::put_nbi(dest.as_ptr(), src, count, c_pe(pe)) }
+    }
 
-/// [`get`] without waiting: `dest` holds the data only after [`quiet`](super::quiet).
-/// Calls `nvshmem_<T>_get_nbi`.
-///
-/// # Safety
-/// As [`get`], and nothing reads or writes `dest` until the calling thread's next `quiet`.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn get_nbi<T: Element>(dest: *mut T, src: Symmetric<T>, count: usize, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::get_nbi(dest, src.as_ptr(), count, c_pe(pe)) }
-}
+    /// Copies `count` elements from `src` on PE `pe` into this PE's `dest`; when it returns the
+    /// data is in `dest`, visible to the calling thread. Calls `nvshmem_<T>_get`.
+    ///
+    /// # Safety
+    /// `src` symmetric with room for `count` elements, `dest` writable for `count`,
+    /// `pe < n_pes()`, no data race on `src` at `pe` or on `dest`.
+    #[inline(always)]
+    pub unsafe fn get<T: Element>(dest: *mut T, src: Symmetric<T>, count: usize, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::get(dest, src.as_ptr(), count, c_pe(pe)) }
+    }
 
-/// Writes one element to `dest` on PE `pe` (a [`put`] of one value, no source buffer).
-/// Calls `nvshmem_<T>_p`.
-///
-/// # Safety
-/// `dest` symmetric, `pe < n_pes()`, no data race on `dest` at `pe`.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn p<T: Element>(dest: Symmetric<T>, value: T, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::p(dest.as_ptr(), value, c_pe(pe)) }
-}
+    /// [`get`] without waiting: `dest` holds the data only after [`quiet`](super::quiet).
+    /// Calls `nvshmem_<T>_get_nbi`.
+    ///
+    /// # Safety
+    /// As [`get`], and nothing reads or writes `dest` until the calling thread's next `quiet`.
+    #[inline(always)]
+    pub unsafe fn get_nbi<T: Element>(dest: *mut T, src: Symmetric<T>, count: usize, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::get_nbi(dest, src.as_ptr(), count, c_pe(pe)) }
+    }
 
-/// Reads one element of `src` on PE `pe` (a blocking [`get`] of one value). Calls
-/// `nvshmem_<T>_g`.
-///
-/// # Safety
-/// `src` symmetric, `pe < n_pes()`, no data race on `src` at `pe`.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn g<T: Element>(src: Symmetric<T>, pe: u32) -> T {
-    // SAFETY: the caller's promises.
-    unsafe { T::g(src.as_ptr(), c_pe(pe)) }
-}
+    /// Writes one element to `dest` on PE `pe` (a [`put`] of one value, no source buffer).
+    /// Calls `nvshmem_<T>_p`.
+    ///
+    /// # Safety
+    /// `dest` symmetric, `pe < n_pes()`, no data race on `dest` at `pe`.
+    #[inline(always)]
+    pub unsafe fn p<T: Element>(dest: Symmetric<T>, value: T, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::p(dest.as_ptr(), value, c_pe(pe)) }
+    }
 
-/// [`put`] by a whole warp: the 32 lanes share the copy. Calls `nvshmemx_<T>_put_warp`.
-///
-/// # Safety
-/// As [`put`], and every lane of the warp calls it, converged, with the same arguments
-/// (NVSHMEM synchronizes the warp inside; a missing lane hangs it).
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn put_warp<T: Element>(dest: Symmetric<T>, src: *const T, count: usize, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::put_warp(dest.as_ptr(), src, count, c_pe(pe)) }
-}
+    /// Reads one element of `src` on PE `pe` (a blocking [`get`] of one value). Calls
+    /// `nvshmem_<T>_g`.
+    ///
+    /// # Safety
+    /// `src` symmetric, `pe < n_pes()`, no data race on `src` at `pe`.
+    #[inline(always)]
+    pub unsafe fn g<T: Element>(src: Symmetric<T>, pe: u32) -> T {
+        // SAFETY: the caller's promises.
+        unsafe { T::g(src.as_ptr(), c_pe(pe)) }
+    }
 
-/// [`put`] by a whole block: its threads share the copy. Calls `nvshmemx_<T>_put_block`.
-///
-/// # Safety
-/// As [`put`], and every thread of the block calls it with the same arguments (NVSHMEM
-/// synchronizes the block inside with `bar.sync`; a missing thread hangs it).
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn put_block<T: Element>(dest: Symmetric<T>, src: *const T, count: usize, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::put_block(dest.as_ptr(), src, count, c_pe(pe)) }
-}
+    /// [`put`] by a whole warp: the 32 lanes share the copy. Calls `nvshmemx_<T>_put_warp`.
+    ///
+    /// # Safety
+    /// As [`put`], and every lane of the warp calls it, converged, with the same arguments
+    /// (NVSHMEM synchronizes the warp inside; a missing lane hangs it).
+    #[inline(always)]
+    pub unsafe fn put_warp<T: Element>(dest: Symmetric<T>, src: *const T, count: usize, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::put_warp(dest.as_ptr(), src, count, c_pe(pe)) }
+    }
 
-/// [`put_nbi`] by a whole warp. Calls `nvshmemx_<T>_put_nbi_warp`.
-///
-/// # Safety
-/// As [`put_nbi`], and as [`put_warp`]: every lane, converged, the same arguments.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn put_nbi_warp<T: Element>(dest: Symmetric<T>, src: *const T, count: usize, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::put_nbi_warp(dest.as_ptr(), src, count, c_pe(pe)) }
-}
+    /// [`put`] by a whole block: its threads share the copy. Calls `nvshmemx_<T>_put_block`.
+    ///
+    /// # Safety
+    /// As [`put`], and every thread of the block calls it with the same arguments (NVSHMEM
+    /// synchronizes the block inside with `bar.sync`; a missing thread hangs it).
+    #[inline(always)]
+    pub unsafe fn put_block<T: Element>(dest: Symmetric<T>, src: *const T, count: usize, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::put_block(dest.as_ptr(), src, count, c_pe(pe)) }
+    }
 
-/// [`put_nbi`] by a whole block. Calls `nvshmemx_<T>_put_nbi_block`.
-///
-/// # Safety
-/// As [`put_nbi`], and as [`put_block`]: every thread of the block, the same arguments.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn put_nbi_block<T: Element>(dest: Symmetric<T>, src: *const T, count: usize, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::put_nbi_block(dest.as_ptr(), src, count, c_pe(pe)) }
-}
+    /// [`put_nbi`] by a whole warp. Calls `nvshmemx_<T>_put_nbi_warp`.
+    ///
+    /// # Safety
+    /// As [`put_nbi`], and as [`put_warp`]: every lane, converged, the same arguments.
+    #[inline(always)]
+    pub unsafe fn put_nbi_warp<T: Element>(
+        dest: Symmetric<T>,
+        src: *const T,
+        count: usize,
+        pe: u32,
+    ) {
+        // SAFETY: the caller's promises.
+        unsafe { T::put_nbi_warp(dest.as_ptr(), src, count, c_pe(pe)) }
+    }
 
-/// [`get`] by a whole warp: when it returns, `dest` holds the data for every lane. Calls
-/// `nvshmemx_<T>_get_warp`.
-///
-/// # Safety
-/// As [`get`], and every lane of the warp calls it, converged, with the same arguments.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn get_warp<T: Element>(dest: *mut T, src: Symmetric<T>, count: usize, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::get_warp(dest, src.as_ptr(), count, c_pe(pe)) }
-}
+    /// [`put_nbi`] by a whole block. Calls `nvshmemx_<T>_put_nbi_block`.
+    ///
+    /// # Safety
+    /// As [`put_nbi`], and as [`put_block`]: every thread of the block, the same arguments.
+    #[inline(always)]
+    pub unsafe fn put_nbi_block<T: Element>(
+        dest: Symmetric<T>,
+        src: *const T,
+        count: usize,
+        pe: u32,
+    ) {
+        // SAFETY: the caller's promises.
+        unsafe { T::put_nbi_block(dest.as_ptr(), src, count, c_pe(pe)) }
+    }
 
-/// [`get`] by a whole block. Calls `nvshmemx_<T>_get_block`.
-///
-/// # Safety
-/// As [`get`], and every thread of the block calls it with the same arguments.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn get_block<T: Element>(dest: *mut T, src: Symmetric<T>, count: usize, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::get_block(dest, src.as_ptr(), count, c_pe(pe)) }
-}
+    /// [`get`] by a whole warp: when it returns, `dest` holds the data for every lane. Calls
+    /// `nvshmemx_<T>_get_warp`.
+    ///
+    /// # Safety
+    /// As [`get`], and every lane of the warp calls it, converged, with the same arguments.
+    #[inline(always)]
+    pub unsafe fn get_warp<T: Element>(dest: *mut T, src: Symmetric<T>, count: usize, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::get_warp(dest, src.as_ptr(), count, c_pe(pe)) }
+    }
 
-/// [`get_nbi`] by a whole warp. Calls `nvshmemx_<T>_get_nbi_warp`.
-///
-/// # Safety
-/// As [`get_nbi`], and every lane of the warp calls it, converged, with the same arguments.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn get_nbi_warp<T: Element>(dest: *mut T, src: Symmetric<T>, count: usize, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::get_nbi_warp(dest, src.as_ptr(), count, c_pe(pe)) }
-}
+    /// [`get`] by a whole block. Calls `nvshmemx_<T>_get_block`.
+    ///
+    /// # Safety
+    /// As [`get`], and every thread of the block calls it with the same arguments.
+    #[inline(always)]
+    pub unsafe fn get_block<T: Element>(dest: *mut T, src: Symmetric<T>, count: usize, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::get_block(dest, src.as_ptr(), count, c_pe(pe)) }
+    }
 
-/// [`get_nbi`] by a whole block. Calls `nvshmemx_<T>_get_nbi_block`.
-///
-/// # Safety
-/// As [`get_nbi`], and every thread of the block calls it with the same arguments.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn get_nbi_block<T: Element>(dest: *mut T, src: Symmetric<T>, count: usize, pe: u32) {
-    // SAFETY: the caller's promises.
-    unsafe { T::get_nbi_block(dest, src.as_ptr(), count, c_pe(pe)) }
+    /// [`get_nbi`] by a whole warp. Calls `nvshmemx_<T>_get_nbi_warp`.
+    ///
+    /// # Safety
+    /// As [`get_nbi`], and every lane of the warp calls it, converged, with the same arguments.
+    #[inline(always)]
+    pub unsafe fn get_nbi_warp<T: Element>(dest: *mut T, src: Symmetric<T>, count: usize, pe: u32) {
+        // SAFETY: the caller's promises.
+        unsafe { T::get_nbi_warp(dest, src.as_ptr(), count, c_pe(pe)) }
+    }
+
+    /// [`get_nbi`] by a whole block. Calls `nvshmemx_<T>_get_nbi_block`.
+    ///
+    /// # Safety
+    /// As [`get_nbi`], and every thread of the block calls it with the same arguments.
+    #[inline(always)]
+    pub unsafe fn get_nbi_block<T: Element>(
+        dest: *mut T,
+        src: Symmetric<T>,
+        count: usize,
+        pe: u32,
+    ) {
+        // SAFETY: the caller's promises.
+        unsafe { T::get_nbi_block(dest, src.as_ptr(), count, c_pe(pe)) }
+    }
 }

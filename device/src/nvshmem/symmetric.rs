@@ -65,33 +65,34 @@ impl<T> Symmetric<T> {
         }
     }
 
-    /// A pointer that reaches PE `pe`'s copy with ordinary loads and stores, or `None` where
-    /// NVSHMEM cannot map it: a peer on another node, a peer without peer-to-peer access, an
-    /// address outside the symmetric heap, or `pe >= n_pes()`. Calls `nvshmem_ptr` (after
-    /// `nvshmem_n_pes`: NVSHMEM indexes its peer table with `pe` unchecked).
-    ///
-    /// Accesses through the pointer are ordinary PTX accesses to the peer's memory: use
-    /// `.sys`-scoped atomics and fences on it ([`crate::Sys`]), as for any memory another
-    /// GPU touches. For `pe == my_pe()` it is [`as_ptr`](Self::as_ptr).
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    pub fn ptr(self, pe: u32) -> Option<*mut T> {
-        extern "C" {
-            fn nvshmem_ptr(
-                ptr: *const core::ffi::c_void,
-                pe: core::ffi::c_int,
-            ) -> *mut core::ffi::c_void;
-        }
-        if pe >= super::n_pes() {
-            return None;
-        }
-        // SAFETY: `pe` is a PE of the job; NVSHMEM returns null for an address outside its
-        // heap rather than reading through it.
-        let p = unsafe { nvshmem_ptr(self.ptr.cast_const().cast(), super::c_pe(pe)) };
-        if p.is_null() {
-            None
-        } else {
-            Some(p.cast())
+    gpu_only! {
+        /// A pointer that reaches PE `pe`'s copy with ordinary loads and stores, or `None` where
+        /// NVSHMEM cannot map it: a peer on another node, a peer without peer-to-peer access, an
+        /// address outside the symmetric heap, or `pe >= n_pes()`. Calls `nvshmem_ptr` (after
+        /// `nvshmem_n_pes`: NVSHMEM indexes its peer table with `pe` unchecked).
+        ///
+        /// Accesses through the pointer are ordinary PTX accesses to the peer's memory: use
+        /// `.sys`-scoped atomics and fences on it ([`crate::Sys`]), as for any memory another
+        /// GPU touches. For `pe == my_pe()` it is [`as_ptr`](Self::as_ptr).
+        #[inline(always)]
+        pub fn ptr(self, pe: u32) -> Option<*mut T> {
+            extern "C" {
+                fn nvshmem_ptr(
+                    ptr: *const core::ffi::c_void,
+                    pe: core::ffi::c_int,
+                ) -> *mut core::ffi::c_void;
+            }
+            if pe >= super::n_pes() {
+                return None;
+            }
+            // SAFETY: `pe` is a PE of the job; NVSHMEM returns null for an address outside its
+            // heap rather than reading through it.
+            let p = unsafe { nvshmem_ptr(self.ptr.cast_const().cast(), super::c_pe(pe)) };
+            if p.is_null() {
+                None
+            } else {
+                Some(p.cast())
+            }
         }
     }
 }

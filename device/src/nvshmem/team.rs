@@ -23,25 +23,25 @@ impl Team {
         self.0
     }
 
-    /// This PE's number in the team, `0..self.n_pes()`. Calls `nvshmem_team_my_pe`.
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    pub fn my_pe(self) -> u32 {
-        extern "C" {
-            fn nvshmem_team_my_pe(team: i32) -> core::ffi::c_int;
+    gpu_only! {
+        /// This PE's number in the team, `0..self.n_pes()`. Calls `nvshmem_team_my_pe`.
+        #[inline(always)]
+        pub fn my_pe(self) -> u32 {
+            extern "C" {
+                fn nvshmem_team_my_pe(team: i32) -> core::ffi::c_int;
+            }
+            // SAFETY: a predefined team; NVSHMEM returns -1 only for a team this PE is not in.
+            unsafe { nvshmem_team_my_pe(self.0) as u32 }
         }
-        // SAFETY: a predefined team; NVSHMEM returns -1 only for a team this PE is not in.
-        unsafe { nvshmem_team_my_pe(self.0) as u32 }
-    }
 
-    /// The number of PEs in the team. Calls `nvshmem_team_n_pes`.
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    pub fn n_pes(self) -> u32 {
-        extern "C" {
-            fn nvshmem_team_n_pes(team: i32) -> core::ffi::c_int;
+        /// The number of PEs in the team. Calls `nvshmem_team_n_pes`.
+        #[inline(always)]
+        pub fn n_pes(self) -> u32 {
+            extern "C" {
+                fn nvshmem_team_n_pes(team: i32) -> core::ffi::c_int;
+            }
+            // SAFETY: a predefined team, always valid after initialization.
+            unsafe { nvshmem_team_n_pes(self.0) as u32 }
         }
-        // SAFETY: a predefined team, always valid after initialization.
-        unsafe { nvshmem_team_n_pes(self.0) as u32 }
     }
 }

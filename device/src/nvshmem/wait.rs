@@ -8,11 +8,7 @@
 //! [`fence`](super::fence)) is visible to the calling thread. Waits spin; a value that never
 //! comes hangs the kernel.
 
-#[cfg(target_arch = "nvptx64")]
-use super::Symmetric;
 use crate::backend::nvshmem::{wait_elements, Wait};
-#[cfg(target_arch = "nvptx64")]
-use core::ffi::c_int;
 
 /// A comparison of a symmetric variable with a value (`nvshmemx_cmp_type_t`; the values of
 /// `NVSHMEM_CMP_*` in device_host_transport/nvshmem_constants.h, which are not in the order
@@ -74,97 +70,97 @@ wait_elements! {
     }
 }
 
-/// Waits until this PE's `ivar` compares `cmp` to `value` (`ivar cmp value`). Calls
-/// `nvshmem_<T>_wait_until` ([`WaitElement`] names `<T>`).
-///
-/// Returns after an observation that synchronizes with the write it saw (see the
-/// [module](self)): data delivered before that write is visible to the calling thread.
-///
-/// # Safety
-/// `ivar` is a symmetric `T` that other PEs write only through NVSHMEM (puts, `p`, atomics,
-/// signals) while anyone waits.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn wait_until<T: WaitElement>(ivar: Symmetric<T>, cmp: Cmp, value: T) {
-    // SAFETY: the caller's promises.
-    unsafe { T::wait_until(ivar.as_ptr(), cmp as c_int, value) }
-}
+gpu_only! {
+    use super::Symmetric;
+    use core::ffi::c_int;
 
-/// Waits until every `ivars[i]` (`i < count`) whose `status[i]` is 0 compares `cmp` to
-/// `value`; a null `status` waits on all. Calls `nvshmem_<T>_wait_until_all`.
-///
-/// # Safety
-/// `ivars` is a symmetric array of `count` elements written only through NVSHMEM while
-/// anyone waits; `status` is null or readable for `count` `i32`s.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn wait_until_all<T: WaitElement>(
-    ivars: Symmetric<T>,
-    count: usize,
-    status: *const i32,
-    cmp: Cmp,
-    value: T,
-) {
-    // SAFETY: the caller's promises.
-    unsafe { T::wait_until_all(ivars.as_ptr(), count, status, cmp as c_int, value) }
-}
-
-/// Waits until one of the `ivars[i]` (`i < count`) whose `status[i]` is 0 compares `cmp` to
-/// `value` and returns its index; `None` when there is none to wait on (`count == 0`, or every
-/// `status[i]` is non-zero: NVSHMEM's `SIZE_MAX`). A null `status` includes all. Calls
-/// `nvshmem_<T>_wait_until_any`.
-///
-/// # Safety
-/// As [`wait_until_all`].
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn wait_until_any<T: WaitElement>(
-    ivars: Symmetric<T>,
-    count: usize,
-    status: *const i32,
-    cmp: Cmp,
-    value: T,
-) -> Option<usize> {
-    // SAFETY: the caller's promises.
-    let i = unsafe { T::wait_until_any(ivars.as_ptr(), count, status, cmp as c_int, value) };
-    // NVSHMEM returns SIZE_MAX for an empty wait set (device/nvshmem_defines.h).
-    if i == usize::MAX {
-        None
-    } else {
-        Some(i)
+    /// Waits until this PE's `ivar` compares `cmp` to `value` (`ivar cmp value`). Calls
+    /// `nvshmem_<T>_wait_until` ([`WaitElement`] names `<T>`).
+    ///
+    /// Returns after an observation that synchronizes with the write it saw (see the
+    /// [module](self)): data delivered before that write is visible to the calling thread.
+    ///
+    /// # Safety
+    /// `ivar` is a symmetric `T` that other PEs write only through NVSHMEM (puts, `p`, atomics,
+    /// signals) while anyone waits.
+    #[inline(always)]
+    pub unsafe fn wait_until<T: WaitElement>(ivar: Symmetric<T>, cmp: Cmp, value: T) {
+        // SAFETY: the caller's promises.
+        unsafe { T::wait_until(ivar.as_ptr(), cmp as c_int, value) }
     }
-}
 
-/// Waits until at least one of the `ivars[i]` (`i < count`) whose `status[i]` is 0 compares
-/// `cmp` to `value`, writes the indices of all that do to `indices[..n]` and returns `n` (0
-/// when there is none to wait on). A null `status` includes all. Calls
-/// `nvshmem_<T>_wait_until_some`.
-///
-/// # Safety
-/// As [`wait_until_all`], and `indices` is writable for `count` `usize`s.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn wait_until_some<T: WaitElement>(
-    ivars: Symmetric<T>,
-    count: usize,
-    indices: *mut usize,
-    status: *const i32,
-    cmp: Cmp,
-    value: T,
-) -> usize {
-    // SAFETY: the caller's promises.
-    unsafe { T::wait_until_some(ivars.as_ptr(), count, indices, status, cmp as c_int, value) }
-}
+    /// Waits until every `ivars[i]` (`i < count`) whose `status[i]` is 0 compares `cmp` to
+    /// `value`; a null `status` waits on all. Calls `nvshmem_<T>_wait_until_all`.
+    ///
+    /// # Safety
+    /// `ivars` is a symmetric array of `count` elements written only through NVSHMEM while
+    /// anyone waits; `status` is null or readable for `count` `i32`s.
+    #[inline(always)]
+    pub unsafe fn wait_until_all<T: WaitElement>(
+        ivars: Symmetric<T>,
+        count: usize,
+        status: *const i32,
+        cmp: Cmp,
+        value: T,
+    ) {
+        // SAFETY: the caller's promises.
+        unsafe { T::wait_until_all(ivars.as_ptr(), count, status, cmp as c_int, value) }
+    }
 
-/// Whether this PE's `ivar` compares `cmp` to `value` now, without waiting. When it returns
-/// `true`, the observation synchronizes with the write it saw, as a wait's does. Calls
-/// `nvshmem_<T>_test`.
-///
-/// # Safety
-/// As [`wait_until`].
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub unsafe fn test<T: WaitElement>(ivar: Symmetric<T>, cmp: Cmp, value: T) -> bool {
-    // SAFETY: the caller's promises.
-    unsafe { T::test(ivar.as_ptr(), cmp as c_int, value) != 0 }
+    /// Waits until one of the `ivars[i]` (`i < count`) whose `status[i]` is 0 compares `cmp` to
+    /// `value` and returns its index; `None` when there is none to wait on (`count == 0`, or every
+    /// `status[i]` is non-zero: NVSHMEM's `SIZE_MAX`). A null `status` includes all. Calls
+    /// `nvshmem_<T>_wait_until_any`.
+    ///
+    /// # Safety
+    /// As [`wait_until_all`].
+    #[inline(always)]
+    pub unsafe fn wait_until_any<T: WaitElement>(
+        ivars: Symmetric<T>,
+        count: usize,
+        status: *const i32,
+        cmp: Cmp,
+        value: T,
+    ) -> Option<usize> {
+        // SAFETY: the caller's promises.
+        let i = unsafe { T::wait_until_any(ivars.as_ptr(), count, status, cmp as c_int, value) };
+        // NVSHMEM returns SIZE_MAX for an empty wait set (device/nvshmem_defines.h).
+        if i == usize::MAX {
+            None
+        } else {
+            Some(i)
+        }
+    }
+
+    /// Waits until at least one of the `ivars[i]` (`i < count`) whose `status[i]` is 0 compares
+    /// `cmp` to `value`, writes the indices of all that do to `indices[..n]` and returns `n` (0
+    /// when there is none to wait on). A null `status` includes all. Calls
+    /// `nvshmem_<T>_wait_until_some`.
+    ///
+    /// # Safety
+    /// As [`wait_until_all`], and `indices` is writable for `count` `usize`s.
+    #[inline(always)]
+    pub unsafe fn wait_until_some<T: WaitElement>(
+        ivars: Symmetric<T>,
+        count: usize,
+        indices: *mut usize,
+        status: *const i32,
+        cmp: Cmp,
+        value: T,
+    ) -> usize {
+        // SAFETY: the caller's promises.
+        unsafe { T::wait_until_some(ivars.as_ptr(), count, indices, status, cmp as c_int, value) }
+    }
+
+    /// Whether this PE's `ivar` compares `cmp` to `value` now, without waiting. When it returns
+    /// `true`, the observation synchronizes with the write it saw, as a wait's does. Calls
+    /// `nvshmem_<T>_test`.
+    ///
+    /// # Safety
+    /// As [`wait_until`].
+    #[inline(always)]
+    pub unsafe fn test<T: WaitElement>(ivar: Symmetric<T>, cmp: Cmp, value: T) -> bool {
+        // SAFETY: the caller's promises.
+        unsafe { T::test(ivar.as_ptr(), cmp as c_int, value) != 0 }
+    }
 }
