@@ -2,7 +2,7 @@
 //! lane unless the warp emulation (feature `warp-emulation`) runs it as a lane of a warp.
 
 pub(crate) mod fence;
-pub(crate) mod volatile;
 #[cfg(feature = "nvshmem")]
 pub(crate) mod nvshmem;
+pub(crate) mod volatile;
 pub(crate) mod warp;

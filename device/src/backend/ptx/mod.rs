@@ -3,7 +3,7 @@
 
 pub(crate) mod atomic;
 pub(crate) mod fence;
-pub(crate) mod volatile;
 #[cfg(feature = "nvshmem")]
 pub(crate) mod nvshmem;
+pub(crate) mod volatile;
 pub(crate) mod warp;
