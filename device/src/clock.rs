@@ -48,6 +48,7 @@
 //! |------|--------------|--------------------|
 //! | [`clock::Instant`](crate::clock::Instant): `now`, `+ Duration`, `duration_since`, `elapsed`, `from_nanos`, `as_nanos`; [`clock::nanos`](crate::clock::nanos) (saturating `Duration` to ns); `clock::global_timer_ns` (GPU only, also `wait::global_timer_ns`) | `mov.u64 %rd, %globaltimer;` (the host: a virtual clock that timed waits advance) | `cuda::std::chrono::system_clock::now()` on the device, `%globaltimer` |
 
+use crate::backend::clock as backend;
 use core::ops::{Add, AddAssign, Sub, SubAssign};
 use core::time::Duration;
 
@@ -79,10 +80,7 @@ impl Instant {
     /// PTX: `mov.u64 %rd, %globaltimer;`.
     #[inline(always)]
     pub fn now() -> Instant {
-        #[cfg(target_arch = "nvptx64")]
-        return Instant(global_timer_ns());
-        #[cfg(not(target_arch = "nvptx64"))]
-        return Instant(host::now());
+        Instant(backend::now())
     }
 
     /// The instant `ns` nanoseconds after the clock's zero (to pass deadlines through memory
@@ -154,10 +152,7 @@ impl Instant {
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn global_timer_ns() -> u64 {
-    let t: u64;
-    // SAFETY: reads a special register.
-    unsafe { core::arch::asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nostack)) };
-    t
+    backend::global_timer_ns()
 }
 
 /// `d` in nanoseconds, `u64::MAX` for a duration longer than that (about 584 years): what every
@@ -224,35 +219,5 @@ impl Sub<Instant> for Instant {
     #[inline(always)]
     fn sub(self, earlier: Instant) -> Duration {
         self.duration_since(earlier)
-    }
-}
-
-/// The host's virtual clock (see the module docs).
-#[cfg(not(target_arch = "nvptx64"))]
-pub(crate) mod host {
-    // A `core` atomic even under loom: the clock is bookkeeping, not part of any algorithm a
-    // model checks, and a loom atomic would add a location (and branches) to every model
-    // with a timed wait. It only ever increases, and nothing is concluded from its value
-    // except by the thread that reads it.
-    use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
-    static NOW: AtomicU64 = AtomicU64::new(0);
-
-    #[inline(always)]
-    pub(crate) fn now() -> u64 {
-        NOW.load(Relaxed)
-    }
-
-    /// Moves the clock `ns` nanoseconds on (saturating).
-    #[inline(always)]
-    pub(crate) fn advance(ns: u64) {
-        if ns == 0 {
-            return;
-        }
-        let mut t = NOW.load(Relaxed);
-        // Saturating, so a huge budget cannot wrap the clock back to the past.
-        while let Err(now) = NOW.compare_exchange_weak(t, t.saturating_add(ns), Relaxed, Relaxed) {
-            t = now;
-        }
     }
 }

@@ -44,9 +44,10 @@
 //! |------|--------------|--------------------|
 //! | [`wait`](crate::wait): [`Backoff`], [`NanoSleep<MIN, MAX>`](crate::NanoSleep) (the default), [`Elapsed<POLLS, SPIN_NS, MAX_NS>`](crate::Elapsed) (libcu++'s policy: polls for 40 us, then sleeps a quarter of the time waited; the semaphores' default), [`Spin`], [`TimedOut`], [`wait::poll_until`](crate::wait::poll_until), [`wait::poll_until_for`](crate::wait::poll_until_for), [`wait::poll_until_deadline`](crate::wait::poll_until_deadline), [`wait::sleep_ns`](crate::wait::sleep_ns), `wait::global_timer_ns` (GPU only) | `nanosleep.u32`, `%globaltimer` | `__nanosleep(ns)`, `%globaltimer` through `asm` |
 
+use crate::backend::wait as backend;
 #[cfg(target_arch = "nvptx64")]
 pub use crate::clock::global_timer_ns;
-use crate::clock::{nanos, Instant};
+use crate::clock::Instant;
 use core::time::Duration;
 
 /// A backoff policy: `pause` is called after each failed poll.
@@ -214,35 +215,7 @@ impl<const POLLS: u32, const SPIN_NS: u32, const MAX_NS: u32> Backoff
     #[inline(always)]
     fn pause(&mut self) {
         self.pauses = self.pauses.saturating_add(1);
-        #[cfg(target_arch = "nvptx64")]
-        {
-            if self.pauses == 1 {
-                self.clock = global_timer_ns();
-            }
-            if self.pauses <= POLLS {
-                return; // poll again at once
-            }
-            let elapsed = global_timer_ns().saturating_sub(self.clock);
-            if elapsed >= SPIN_NS as u64 {
-                sleep_ns((elapsed / 4).min(MAX_NS as u64) as u32);
-            }
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        {
-            if self.pauses <= POLLS || self.clock < SPIN_NS as u64 {
-                self.clock += if self.pauses <= POLLS {
-                    1
-                } else {
-                    SPIN_NS as u64 / 64 + 1
-                };
-                sleep_ns(0); // one spin-loop hint, or a yield (warp emulation, loom)
-                return;
-            }
-            let step = (self.clock / 4).min(MAX_NS as u64) as u32;
-            sleep_ns(step);
-            // At least 1 ns per pause, so that a timed wait always expires.
-            self.clock += step.max(1) as u64;
-        }
+        backend::elapsed::pause::<POLLS, SPIN_NS, MAX_NS>(self.pauses, &mut self.clock);
     }
 
     /// At `Sys` scope `Elapsed` waits exactly as [`NanoSleep`]'s default does (sleeps that
@@ -255,16 +228,8 @@ impl<const POLLS: u32, const SPIN_NS: u32, const MAX_NS: u32> Backoff
     #[inline(always)]
     fn pause_sys(&mut self) {
         self.pauses = self.pauses.saturating_add(1);
-        #[cfg(target_arch = "nvptx64")]
-        if self.pauses == 1 {
-            self.clock = global_timer_ns(); // for `waited_ns` only
-        }
         let step = 16u32 << self.pauses.min(6);
-        sleep_ns(step);
-        #[cfg(not(target_arch = "nvptx64"))]
-        {
-            self.clock += step as u64;
-        }
+        backend::elapsed::pause_sys(self.pauses, &mut self.clock, step);
     }
 
     /// Keeps half the time waited: a counting semaphore's waiter that saw units and lost
@@ -273,26 +238,12 @@ impl<const POLLS: u32, const SPIN_NS: u32, const MAX_NS: u32> Backoff
     /// halving 0.7-1.1x; semaphore rows at 132 x 256 threads 0.55 -> 0.20).
     #[inline(always)]
     fn lost_race(&mut self) {
-        #[cfg(target_arch = "nvptx64")]
-        if self.pauses > 0 {
-            let now = global_timer_ns();
-            self.clock += now.saturating_sub(self.clock) / 2;
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        {
-            self.clock /= 2;
-        }
+        backend::elapsed::lost_race(self.pauses, &mut self.clock);
     }
 
     #[inline(always)]
     fn waited_ns(&self) -> u64 {
-        #[cfg(target_arch = "nvptx64")]
-        return match self.pauses {
-            0 => 0,
-            _ => global_timer_ns().saturating_sub(self.clock),
-        };
-        #[cfg(not(target_arch = "nvptx64"))]
-        return self.clock;
+        backend::elapsed::waited_ns(self.pauses, self.clock)
     }
 }
 
@@ -301,13 +252,7 @@ impl<const POLLS: u32, const SPIN_NS: u32, const MAX_NS: u32> Backoff
 /// (a thread yield with the `warp-emulation` feature).
 #[inline(always)]
 pub fn sleep_ns(ns: u32) {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: nanosleep has no memory effects; not `nomem` so it stays inside the loop.
-    unsafe {
-        core::arch::asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack))
-    };
-    #[cfg(not(target_arch = "nvptx64"))]
-    crate::loom::pause(ns);
+    backend::sleep_ns(ns)
 }
 
 /// A timed wait ran out before its condition held.
@@ -422,75 +367,4 @@ pub(crate) fn poll_after_miss<B: Backoff, R>(
 /// The end of a timed wait. GPU: an absolute `%globaltimer` value. Host: a budget of the
 /// backoff's own waiting time, charged to the virtual clock as it is spent (see
 /// [`clock`](crate::clock) for why: reproducible under `cargo test` and loom).
-pub(crate) struct Deadline {
-    #[cfg(target_arch = "nvptx64")]
-    end: u64,
-    #[cfg(not(target_arch = "nvptx64"))]
-    budget: u64,
-    /// The backoff's waiting time already added to the virtual clock.
-    #[cfg(not(target_arch = "nvptx64"))]
-    charged: u64,
-}
-
-impl Deadline {
-    /// `timeout` from now (a closure for [`poll_after_miss`]).
-    #[inline(always)]
-    pub(crate) fn after(timeout: Duration) -> impl FnOnce() -> Deadline {
-        move || {
-            #[cfg(target_arch = "nvptx64")]
-            return Deadline {
-                end: global_timer_ns().saturating_add(nanos(timeout)),
-            };
-            #[cfg(not(target_arch = "nvptx64"))]
-            return Deadline {
-                budget: nanos(timeout),
-                charged: 0,
-            };
-        }
-    }
-
-    /// At `deadline` (a closure for [`poll_after_miss`]).
-    #[inline(always)]
-    pub(crate) fn at(deadline: Instant) -> impl FnOnce() -> Deadline {
-        move || {
-            #[cfg(target_arch = "nvptx64")]
-            return Deadline {
-                end: deadline.as_nanos(),
-            };
-            #[cfg(not(target_arch = "nvptx64"))]
-            return Deadline {
-                budget: deadline
-                    .as_nanos()
-                    .saturating_sub(Instant::now().as_nanos()),
-                charged: 0,
-            };
-        }
-    }
-
-    /// Whether the deadline has passed (GPU: reads `%globaltimer`).
-    #[inline(always)]
-    pub(crate) fn passed<B: Backoff>(&mut self, backoff: &B) -> bool {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let _ = backoff;
-            global_timer_ns() >= self.end
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        {
-            let waited = backoff.waited_ns();
-            crate::clock::host::advance(waited.saturating_sub(self.charged));
-            self.charged = self.charged.max(waited);
-            waited >= self.budget
-        }
-    }
-
-    /// The nanoseconds left before the deadline, at most `u32::MAX` (the GPU's
-    /// `mbarrier.try_wait` suspend-time hint); 0 once it has passed.
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    pub(crate) fn left_ns(&self) -> u32 {
-        self.end
-            .saturating_sub(global_timer_ns())
-            .min(u32::MAX as u64) as u32
-    }
-}
+pub(crate) use backend::Deadline;

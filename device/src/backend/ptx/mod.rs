@@ -2,8 +2,10 @@
 //! for NVSHMEM, a call of its device library).
 
 pub(crate) mod atomic;
+pub(crate) mod clock;
 pub(crate) mod fence;
 #[cfg(feature = "nvshmem")]
 pub(crate) mod nvshmem;
 pub(crate) mod volatile;
+pub(crate) mod wait;
 pub(crate) mod warp;
