@@ -47,10 +47,7 @@ pub use crate::index::{
     thread_idx_y as thread_y, thread_idx_z as thread_z, thread_rank,
 };
 
-// The dynamic shared memory of a launch (`shared_mem_bytes`), as one module-level symbol.
-// `.extern .shared` must be declared at module scope, which `asm!` inside a function cannot do.
-#[cfg(target_arch = "nvptx64")]
-core::arch::global_asm!(".extern .shared .align 16 .b8 ptx_sync_dynamic_smem[];");
+use crate::backend::block as backend;
 
 /// Waits until every thread of the block has reached a `block::sync()`, and orders the block's
 /// memory accesses before it with those after it (as `__syncthreads()`).
@@ -73,13 +70,7 @@ core::arch::global_asm!(".extern .shared .align 16 .b8 ptx_sync_dynamic_smem[];"
 /// calling thread is a block of one, and there is nothing to wait for: it returns at once.
 #[inline(always)]
 pub fn sync() {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: a barrier has no operands; it is not `nomem`, so it is also a compiler barrier.
-    unsafe {
-        core::arch::asm!("barrier.sync 0;", options(nostack))
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    crate::index::host::block_sync()
+    backend::sync()
 }
 
 /// [`sync`] in its aligned form, CUDA's `__syncthreads()`: faster, and only for a call that
@@ -108,13 +99,8 @@ pub fn sync() {
 /// `-Zmir-enable-passes=-JumpThreading` (what ptx-sync-build passes).
 #[inline(always)]
 pub unsafe fn sync_aligned() {
-    #[cfg(target_arch = "nvptx64")]
     // SAFETY: the caller's contract (every thread, each warp converged at this call).
-    unsafe {
-        core::arch::nvptx::_syncthreads()
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    crate::index::host::block_sync()
+    unsafe { backend::sync_aligned() }
 }
 
 /// The start of the launch's dynamic shared memory (the `shared_mem_bytes` of the launch
@@ -124,11 +110,5 @@ pub unsafe fn sync_aligned() {
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn dynamic_shared_memory() -> *mut u8 {
-    let p: u64;
-    // SAFETY: computes an address; reads no memory.
-    unsafe {
-        core::arch::asm!("cvta.shared.u64 {p}, ptx_sync_dynamic_smem;", p = out(reg64) p,
-                         options(nostack, nomem, pure))
-    };
-    p as *mut u8
+    backend::dynamic_shared_memory()
 }

@@ -102,12 +102,14 @@
 /// this is `thread_rank() % 32`; so it is under [`run_grid`].
 pub use crate::warp::lane;
 
+use crate::backend::index as backend;
+
 #[cfg(all(
     any(feature = "warp-emulation", doc),
     not(target_arch = "nvptx64"),
     not(loom)
 ))]
-mod run;
+pub(crate) mod run;
 #[cfg(all(
     any(feature = "warp-emulation", doc),
     not(target_arch = "nvptx64"),
@@ -116,120 +118,53 @@ mod run;
 #[cfg_attr(docsrs, doc(cfg(feature = "warp-emulation")))]
 pub use run::{run_grid, Dim3, KernelPtr, MAX_BLOCK_THREADS, MAX_GRID_THREADS, TIME_LIMIT};
 
-/// The special registers, one `mov.u32` each (GPU).
-#[cfg(target_arch = "nvptx64")]
-mod ptx {
-    use crate::special_register::special_register;
-
-    special_register!(tid_x, "%tid.x");
-    special_register!(tid_y, "%tid.y");
-    special_register!(tid_z, "%tid.z");
-    special_register!(ctaid_x, "%ctaid.x");
-    special_register!(ctaid_y, "%ctaid.y");
-    special_register!(ctaid_z, "%ctaid.z");
-    special_register!(ntid_x, "%ntid.x");
-    special_register!(ntid_y, "%ntid.y");
-    special_register!(ntid_z, "%ntid.z");
-    special_register!(nctaid_x, "%nctaid.x");
-    special_register!(nctaid_y, "%nctaid.y");
-    special_register!(nctaid_z, "%nctaid.z");
-}
-
-/// The host side: the calling thread's position, set by [`run_grid`].
-#[cfg(not(target_arch = "nvptx64"))]
-pub(crate) mod host {
-    /// A thread's place in a launch, as the GPU's special registers give it.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub(crate) struct Position {
-        pub(crate) thread: [u32; 3],
-        pub(crate) block: [u32; 3],
-        pub(crate) block_dim: [u32; 3],
-        pub(crate) grid_dim: [u32; 3],
-    }
-
-    /// A thread outside `run_grid`: the only thread of the only block.
-    pub(crate) const ALONE: Position = Position {
-        thread: [0; 3],
-        block: [0; 3],
-        block_dim: [1; 3],
-        grid_dim: [1; 3],
-    };
-
-    cfg_warp_emulation! {
-        /// This thread's position: its place in the grid `run_grid` runs, else [`ALONE`].
-        #[inline]
-        pub(crate) fn position() -> Position {
-            super::run::position().unwrap_or(ALONE)
-        }
-
-        /// `block::sync()`: the block's barrier under `run_grid`; a block of one otherwise.
-        pub(crate) fn block_sync() {
-            super::run::block_sync()
-        }
-    }
-    cfg_not_warp_emulation! {
-        /// This thread's position: without the emulation, always [`ALONE`].
-        #[inline]
-        pub(crate) fn position() -> Position {
-            ALONE
-        }
-
-        /// `block::sync()` in a block of one thread: nothing to wait for.
-        pub(crate) fn block_sync() {}
-    }
-}
-
 /// One special register: its `mov.u32` on the GPU, the position's field on the host.
 macro_rules! register {
-    ($(#[$m:meta])* $name:ident, $ptx:ident, $field:ident[$i:literal]) => {
+    ($(#[$m:meta])* $name:ident) => {
         $(#[$m])*
         #[inline(always)]
         pub fn $name() -> u32 {
-            #[cfg(target_arch = "nvptx64")]
-            let v = ptx::$ptx();
-            #[cfg(not(target_arch = "nvptx64"))]
-            let v = host::position().$field[$i];
-            v
+            backend::$name()
         }
     };
 }
 
 register!(
     /// This thread's index in its block, x (`threadIdx.x`; PTX `mov.u32 %tid.x`).
-    thread_idx_x, tid_x, thread[0]);
+    thread_idx_x);
 register!(
     /// This thread's index in its block, y (`threadIdx.y`; PTX `mov.u32 %tid.y`).
-    thread_idx_y, tid_y, thread[1]);
+    thread_idx_y);
 register!(
     /// This thread's index in its block, z (`threadIdx.z`; PTX `mov.u32 %tid.z`).
-    thread_idx_z, tid_z, thread[2]);
+    thread_idx_z);
 register!(
     /// This block's index in the grid, x (`blockIdx.x`; PTX `mov.u32 %ctaid.x`).
-    block_idx_x, ctaid_x, block[0]);
+    block_idx_x);
 register!(
     /// This block's index in the grid, y (`blockIdx.y`; PTX `mov.u32 %ctaid.y`).
-    block_idx_y, ctaid_y, block[1]);
+    block_idx_y);
 register!(
     /// This block's index in the grid, z (`blockIdx.z`; PTX `mov.u32 %ctaid.z`).
-    block_idx_z, ctaid_z, block[2]);
+    block_idx_z);
 register!(
     /// Threads per block along x (`blockDim.x`; PTX `mov.u32 %ntid.x`).
-    block_dim_x, ntid_x, block_dim[0]);
+    block_dim_x);
 register!(
     /// Threads per block along y (`blockDim.y`; PTX `mov.u32 %ntid.y`).
-    block_dim_y, ntid_y, block_dim[1]);
+    block_dim_y);
 register!(
     /// Threads per block along z (`blockDim.z`; PTX `mov.u32 %ntid.z`).
-    block_dim_z, ntid_z, block_dim[2]);
+    block_dim_z);
 register!(
     /// Blocks in the grid along x (`gridDim.x`; PTX `mov.u32 %nctaid.x`).
-    grid_dim_x, nctaid_x, grid_dim[0]);
+    grid_dim_x);
 register!(
     /// Blocks in the grid along y (`gridDim.y`; PTX `mov.u32 %nctaid.y`).
-    grid_dim_y, nctaid_y, grid_dim[1]);
+    grid_dim_y);
 register!(
     /// Blocks in the grid along z (`gridDim.z`; PTX `mov.u32 %nctaid.z`).
-    grid_dim_z, nctaid_z, grid_dim[2]);
+    grid_dim_z);
 
 /// This thread's rank in its block, x fastest: `(z * dim_y + y) * dim_x + x`
 /// (`this_thread_block().thread_rank()`), 0..[`block_size`].

@@ -3,7 +3,7 @@
 
 extern crate std;
 
-use super::host::Position;
+use crate::backend::index::Position;
 use crate::warp::emulation::{first_cause, Lanes, STOPPED};
 use std::cell::RefCell;
 use std::format;
@@ -133,13 +133,13 @@ thread_local! {
 static RUNS: Mutex<()> = Mutex::new(());
 
 /// The calling thread's position, if `run_grid` runs it.
-pub(super) fn position() -> Option<Position> {
+pub(crate) fn position() -> Option<Position> {
     PLACE.with(|p| p.borrow().as_ref().map(|p| p.position))
 }
 
 /// `block::sync()` on the host: the block's barrier under `run_grid`, nothing outside it (a
 /// block of one thread).
-pub(super) fn block_sync() {
+pub(crate) fn block_sync() {
     let barrier = PLACE.with(|p| p.borrow().as_ref().map(|p| p.barrier.clone()));
     if let Some(barrier) = barrier {
         barrier.wait();

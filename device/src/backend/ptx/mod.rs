@@ -6,6 +6,11 @@ pub(crate) mod clock;
 pub(crate) mod fence;
 #[cfg(feature = "nvshmem")]
 pub(crate) mod nvshmem;
+pub(crate) mod block;
+pub(crate) mod clock;
+pub(crate) mod fence;
+pub(crate) mod index;
+pub(crate) mod special_register;
 pub(crate) mod volatile;
 pub(crate) mod wait;
 pub(crate) mod warp;
