@@ -40,17 +40,23 @@
 //! |------|--------------|--------------------|
 //! | [`shared!`](crate::shared!) (`static NAME: T;`), [`shared_static::SharedStatic`](crate::shared_static::SharedStatic): `shared`, `as_ptr`, `get`; [`shared::Shared<T>`](crate::shared::Shared): `read`, `write`, `at`, `add`, `cast`, `from_generic`, `generic` | `.shared .align A .b8 ptx_sync_shared_NAME_<hash>[N];` (`global_asm!`), `mov.u32` of it, `ld/st.shared.bN`, `cvta.shared.u64`; on the host an ordinary static | `__shared__ T NAME;` |
 
+use crate::backend::shared as backend;
 use core::marker::PhantomData;
 
 /// A `T` in the block's shared memory, addressed in the `.shared` window (on the host
 /// backend: an ordinary pointer).
-#[derive(Debug)]
 pub struct Shared<T> {
-    #[cfg(target_arch = "nvptx64")]
-    addr: u32,
-    #[cfg(not(target_arch = "nvptx64"))]
-    ptr: *mut T,
-    _t: PhantomData<*mut T>,
+    pub(crate) addr: backend::Addr,
+    pub(crate) _t: PhantomData<*mut T>,
+}
+
+impl<T> core::fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Shared")
+            .field(backend::DEBUG_FIELD, &self.addr)
+            .field("_t", &self._t)
+            .finish()
+    }
 }
 
 impl<T> Clone for Shared<T> {
@@ -60,49 +66,7 @@ impl<T> Clone for Shared<T> {
 }
 impl<T> Copy for Shared<T> {}
 
-#[cfg(target_arch = "nvptx64")]
-impl Shared<u8> {
-    /// The start of the launch's dynamic shared memory (16-byte aligned). GPU only.
-    ///
-    /// It starts after the variables that [`shared!`](crate::shared!) declared and this
-    /// kernel uses (ptxas places those first).
-    ///
-    /// PTX: `mov.u32` of the module's `.extern .shared` array (its `.shared` address).
-    #[inline(always)]
-    pub fn dynamic() -> Shared<u8> {
-        let addr: u32;
-        // SAFETY: computes an address; reads no memory.
-        unsafe {
-            core::arch::asm!("mov.u32 {a}, ptx_sync_dynamic_smem;", a = out(reg32) addr,
-                             options(nostack, nomem, pure))
-        };
-        Shared {
-            addr,
-            _t: PhantomData,
-        }
-    }
-}
-
-/// Debug builds: the message of a `Shared::from_generic` whose pointer is not in this block's
-/// shared memory (`cvta.to.shared` of it would be another location, silently).
-#[cfg(target_arch = "nvptx64")]
-const NOT_SHARED: &core::ffi::CStr =
-    c"ptx-sync: Shared::from_generic: the pointer is not in this block's shared memory\n";
-
 impl<T> Shared<T> {
-    /// A handle at a `.shared` address. GPU only.
-    ///
-    /// # Safety
-    /// None to call: the handle is a plain address, and its accesses are `unsafe`.
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    pub(crate) const fn at_address(addr: u32) -> Shared<T> {
-        Shared {
-            addr,
-            _t: PhantomData,
-        }
-    }
-
     /// The shared location a generic pointer points to.
     ///
     /// PTX: `cvta.to.shared.u64` (truncated to the 32-bit `.shared` address). Debug builds
@@ -120,31 +84,8 @@ impl<T> Shared<T> {
     /// memory (`isspacep.shared::cta`); release builds and the host backend do not check.
     #[inline(always)]
     pub unsafe fn from_generic(p: *mut T) -> Shared<T> {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            if cfg!(debug_assertions)
-                && !crate::address_space::in_space(
-                    p as *const u8,
-                    crate::address_space::SpaceKind::SharedCta,
-                )
-            {
-                crate::debug_trap(NOT_SHARED);
-            }
-            let a: u64;
-            // SAFETY: computes an address; reads no memory.
-            unsafe {
-                // `readonly` rather than `nomem`: the operand is a pointer (it is only converted).
-                core::arch::asm!("cvta.to.shared.u64 {a}, {p};", a = out(reg64) a, p = in(reg64) p,
-                                 options(nostack, readonly, pure))
-            };
-            Shared {
-                addr: a as u32,
-                _t: PhantomData,
-            }
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
         Shared {
-            ptr: p,
+            addr: backend::from_generic(p.cast()),
             _t: PhantomData,
         }
     }
@@ -159,18 +100,8 @@ impl<T> Shared<T> {
     #[allow(clippy::should_implement_trait)] // named after `pointer::add`, not `ops::Add`
     #[inline(always)]
     pub fn add(self, n: usize) -> Shared<T> {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            Shared {
-                addr: self
-                    .addr
-                    .wrapping_add((n * core::mem::size_of::<T>()) as u32),
-                _t: PhantomData,
-            }
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
         Shared {
-            ptr: self.ptr.wrapping_add(n),
+            addr: backend::add::<T>(self.addr, n),
             _t: PhantomData,
         }
     }
@@ -179,19 +110,9 @@ impl<T> Shared<T> {
     #[inline(always)]
     pub fn cast<U>(self) -> Shared<U> {
         Shared {
-            #[cfg(target_arch = "nvptx64")]
             addr: self.addr,
-            #[cfg(not(target_arch = "nvptx64"))]
-            ptr: self.ptr.cast(),
             _t: PhantomData,
         }
-    }
-
-    /// The `.shared` address. GPU only.
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    pub fn address(self) -> u32 {
-        self.addr
     }
 
     /// The same location as a generic pointer (for `Atomic::from_ptr` and the primitives).
@@ -199,19 +120,7 @@ impl<T> Shared<T> {
     /// PTX: `cvta.shared.u64`. On the host backend: the pointer.
     #[inline(always)]
     pub fn generic(self) -> *mut T {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let p: u64;
-            // SAFETY: computes an address; reads no memory.
-            unsafe {
-                core::arch::asm!("cvt.u64.u32 {p}, {a};\n\tcvta.shared.u64 {p}, {p};",
-                                 p = out(reg64) p, a = in(reg32) self.addr,
-                                 options(nostack, nomem, pure))
-            };
-            p as *mut T
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        self.ptr
+        backend::generic(self.addr).cast()
     }
 }
 
@@ -239,7 +148,7 @@ impl<T, const N: usize> Shared<[T; N]> {
 }
 
 macro_rules! shared_access {
-    ($($t:ty, $bits:literal, $reg:ident);* $(;)?) => {$(
+    ($($t:ty, $bits:literal);* $(;)?) => {$(
         impl Shared<$t> {
             #[doc = concat!("Reads the `", stringify!($t), "` (`ld.shared.b", $bits, "`; on the host a plain read).")]
             ///
@@ -248,21 +157,8 @@ macro_rules! shared_access {
             /// another thread without synchronization (a data race, as in CUDA C++).
             #[inline(always)]
             pub unsafe fn read(self) -> $t {
-                #[cfg(target_arch = "nvptx64")]
-                {
-                    let v: $t;
-                    // SAFETY: the caller's contract; `readonly`: reads memory, writes none, so
-                    // it is not moved across a barrier or atomic (those are memory clobbers).
-                    unsafe {
-                        core::arch::asm!(concat!("ld.shared.b", $bits, " {v}, [{a}];"),
-                                         v = out($reg) v, a = in(reg32) self.addr,
-                                         options(nostack, readonly))
-                    };
-                    v
-                }
                 // SAFETY: the caller's contract.
-                #[cfg(not(target_arch = "nvptx64"))]
-                unsafe { self.ptr.read() }
+                unsafe { backend::read::<$t>(self.addr) }
             }
 
             #[doc = concat!("Writes the `", stringify!($t), "` (`st.shared.b", $bits, "`; on the host a plain write).")]
@@ -272,25 +168,17 @@ macro_rules! shared_access {
             #[inline(always)]
             pub unsafe fn write(self, v: $t) {
                 // SAFETY: the caller's contract.
-                #[cfg(target_arch = "nvptx64")]
-                unsafe {
-                    core::arch::asm!(concat!("st.shared.b", $bits, " [{a}], {v};"),
-                                     v = in($reg) v, a = in(reg32) self.addr,
-                                     options(nostack))
-                };
-                // SAFETY: the caller's contract.
-                #[cfg(not(target_arch = "nvptx64"))]
-                unsafe { self.ptr.write(v) }
+                unsafe { backend::write::<$t>(self.addr, v) }
             }
         }
     )*};
 }
 
 shared_access!(
-    u32, "32", reg32;
-    i32, "32", reg32;
-    f32, "32", reg32;
-    u64, "64", reg64;
-    i64, "64", reg64;
-    f64, "64", reg64;
+    u32, "32";
+    i32, "32";
+    f32, "32";
+    u64, "64";
+    i64, "64";
+    f64, "64";
 );

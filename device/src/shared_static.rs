@@ -132,12 +132,7 @@ impl<K: Symbol> SharedStatic<K> {
     /// PTX: `mov.u32 r, ptx_sync_shared_<NAME>_<hash>;`
     #[inline(always)]
     pub fn shared(&self) -> Shared<K::Target> {
-        #[cfg(target_arch = "nvptx64")]
-        let s = Shared::at_address(K::address());
-        // SAFETY: the host storage is a live static.
-        #[cfg(not(target_arch = "nvptx64"))]
-        let s = unsafe { Shared::from_generic(K::host()) };
-        s
+        crate::backend::shared::variable::<K>()
     }
 
     /// The variable as a generic pointer.
@@ -174,39 +169,10 @@ impl<K: Symbol> SharedStatic<K> {
     }
 }
 
-/// The host backend's storage of a `shared!` variable: uninitialized, as on the GPU.
+/// The host backend's storage of a `shared!` variable (host only: the GPU's is `.shared`).
 #[cfg(not(target_arch = "nvptx64"))]
 #[doc(hidden)]
-pub struct HostStorage<T>(core::cell::UnsafeCell<core::mem::MaybeUninit<T>>);
-
-// SAFETY: a `static` must be `Sync`, and this one gives out only a raw pointer (`get`), as a
-// `static mut` does: every access through it is `unsafe` (`SharedStatic::get`, a dereference)
-// and the caller's to synchronize, as on the GPU, where every thread of a block shares the
-// variable.
-#[cfg(not(target_arch = "nvptx64"))]
-unsafe impl<T> Sync for HostStorage<T> {}
-
-/// The address (the storage may be uninitialized: not read).
-#[cfg(not(target_arch = "nvptx64"))]
-impl<T> core::fmt::Debug for HostStorage<T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("HostStorage").field(&self.0.get()).finish()
-    }
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-impl<T> HostStorage<T> {
-    /// Uninitialized storage.
-    #[allow(clippy::new_without_default)]
-    pub const fn new() -> Self {
-        HostStorage(core::cell::UnsafeCell::new(core::mem::MaybeUninit::uninit()))
-    }
-
-    /// Its address.
-    pub const fn get(&self) -> *mut T {
-        self.0.get().cast()
-    }
-}
+pub use crate::backend::shared::HostStorage;
 
 /// FNV-1a of `s`: the hash in a variable's PTX name.
 #[doc(hidden)]

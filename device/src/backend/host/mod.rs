@@ -7,6 +7,7 @@ pub(crate) mod fence;
 #[cfg(feature = "nvshmem")]
 pub(crate) mod nvshmem;
 pub(crate) mod index;
+pub(crate) mod shared;
 pub(crate) mod volatile;
 pub(crate) mod wait;
 pub(crate) mod warp;

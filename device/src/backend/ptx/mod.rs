@@ -6,10 +6,12 @@ pub(crate) mod clock;
 pub(crate) mod fence;
 #[cfg(feature = "nvshmem")]
 pub(crate) mod nvshmem;
+pub(crate) mod address_space;
 pub(crate) mod block;
 pub(crate) mod clock;
 pub(crate) mod fence;
 pub(crate) mod index;
+pub(crate) mod shared;
 pub(crate) mod special_register;
 pub(crate) mod volatile;
 pub(crate) mod wait;
