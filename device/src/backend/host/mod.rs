@@ -4,9 +4,9 @@
 pub(crate) mod block;
 pub(crate) mod clock;
 pub(crate) mod fence;
+pub(crate) mod index;
 #[cfg(feature = "nvshmem")]
 pub(crate) mod nvshmem;
-pub(crate) mod index;
 pub(crate) mod shared;
 pub(crate) mod volatile;
 pub(crate) mod wait;
