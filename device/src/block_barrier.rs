@@ -149,9 +149,9 @@ impl BlockBarrier {
     #[inline(always)]
     fn debug_check_shared(&self) {
         debug_check!(
-            crate::address_space::in_space(
+            crate::backend::address_space::in_space(
                 self.state.get() as *const u8,
-                crate::address_space::SpaceKind::SharedCta,
+                crate::backend::address_space::SpaceKind::SharedCta,
             ),
             "BlockBarrier: not in this block's shared memory (mbarrier needs a .shared::cta \
              address; a local or global one names another location)"

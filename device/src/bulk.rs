@@ -64,7 +64,7 @@
 //! |------|--------------|--------------------|
 //! | `bulk::{copy_global_to_shared, fence_proxy_async_shared, fence_proxy_async}` (sm_90, GPU only) | `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`, `fence.proxy.async.shared::cta`, `fence.proxy.async` | `cuda::device::memcpy_async_tx`, `cuda::ptx::fence_proxy_async` |
 
-use crate::address_space::{in_space, SpaceKind};
+use crate::backend::address_space::{in_space, SpaceKind};
 use crate::shared::Shared;
 use crate::BlockBarrier;
 

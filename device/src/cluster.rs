@@ -42,7 +42,7 @@
 //! |------|--------------|--------------------|
 //! | `cluster::{sync, arrive, arrive_relaxed, wait, map_shared, block_rank, block_count, index_x}` (sm_90, GPU only) | `barrier.cluster.arrive.release` / `.relaxed`, `barrier.cluster.wait.acquire`, `mapa.u64`, `%cluster_ctarank`, `%cluster_nctarank`, `%clusterid.x` | `cooperative_groups::this_cluster()`: `sync()`, `barrier_arrive()`, `barrier_wait()`, `map_shared_rank()`, `block_rank()`, `num_blocks()` |
 
-use crate::special_register::special_register;
+use crate::backend::special_register::special_register;
 
 /// Waits until every thread of the cluster has arrived (`arrive` then `wait`).
 #[inline(always)]

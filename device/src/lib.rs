@@ -257,8 +257,6 @@ cfg_warp_emulation! {
 ))]
 extern crate std;
 
-#[cfg(target_arch = "nvptx64")]
-mod address_space;
 pub mod atomic;
 mod backend;
 pub mod barrier;
@@ -298,8 +296,6 @@ pub mod scope;
 pub mod semaphore;
 pub mod shared;
 pub mod shared_static;
-#[cfg(target_arch = "nvptx64")]
-mod special_register;
 pub mod ticket;
 pub mod volatile;
 pub mod wait;
@@ -408,7 +404,7 @@ pub(crate) fn debug_check_not_local<T: ?Sized>(object: &T, message: &'static cor
     #[cfg(target_arch = "nvptx64")]
     if cfg!(debug_assertions) {
         let p = object as *const T as *const u8;
-        if address_space::in_space(p, address_space::SpaceKind::Local) {
+        if backend::address_space::in_space(p, backend::address_space::SpaceKind::Local) {
             debug_trap(message);
         }
     }

@@ -55,7 +55,7 @@
 
 use super::Atomic;
 #[cfg(target_arch = "nvptx64")]
-use crate::address_space::{in_space, SpaceKind};
+use crate::backend::address_space::{in_space, SpaceKind};
 use crate::backend::on_target;
 use crate::order;
 use crate::scope::Scope;

@@ -68,7 +68,7 @@ fn debug_check_global<T: ?Sized>(object: &T) {
     #[cfg(target_arch = "nvptx64")]
     if cfg!(debug_assertions) {
         let p = object as *const T as *const u8;
-        if !crate::address_space::in_space(p, crate::address_space::SpaceKind::Global) {
+        if !crate::backend::address_space::in_space(p, crate::backend::address_space::SpaceKind::Global) {
             crate::debug_trap(
                 c"ptx-sync: a vector atomic (AtomicF32x2/x4, AtomicF16x4/x8, AtomicBf16x4/x8) \
                   outside global memory: PTX vector atom/red exist for .global only\n",
