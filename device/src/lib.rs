@@ -178,36 +178,23 @@
 //! | `blockIdx.x * blockDim.x + threadIdx.x`; `for (i = that; i < n; i += blockDim.x * gridDim.x)` | [`index::global_thread_x()`](index::global_thread_x); `for i in index::grid_stride(n)` (over the whole grid, any shape) |
 //! | a launch `<<<grid, block>>>` in a host test | `index::run_grid(grid, block, \|\| body())` (feature `warp-emulation`): see [kernels you can test on the host](index#kernels-you-can-test-on-the-host) |
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
-// `block::sync_aligned`: core's `_syncthreads`, a call of LLVM's convergent barrier intrinsic.
-#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx))]
-// `shared!` expands `global_asm!`/`asm!` in the user's crate, which then needs no
-// `asm_experimental_arch` of its own (device/src/shared_static.rs).
-#![cfg_attr(target_arch = "nvptx64", feature(allow_internal_unstable))]
-#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
-// `check!` in `const fn`s (`Semaphore::new`, `Barrier::new`): a panic at compile time, the
-// message and `trap` at run time (`const_eval_select`; see `check!`).
-#![cfg_attr(target_arch = "nvptx64", feature(core_intrinsics, const_eval_select))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(asm_experimental_arch),
+    // `block::sync_aligned`: core's `_syncthreads`, a call of LLVM's convergent barrier
+    // intrinsic.
+    feature(stdarch_nvptx),
+    // `shared!` expands `global_asm!`/`asm!` in the user's crate, which then needs no
+    // `asm_experimental_arch` of its own (device/src/shared_static.rs).
+    feature(allow_internal_unstable),
+    allow(internal_features),
+    // `check!` in `const fn`s (`Semaphore::new`, `Barrier::new`): a panic at compile time, the
+    // message and `trap` at run time (`const_eval_select`; see `check!`).
+    feature(core_intrinsics, const_eval_select)
+)]
 // docs.rs (nightly, `--cfg docsrs`): mark each item with the target and arch it needs.
 #![cfg_attr(docsrs, feature(doc_cfg), doc(auto_cfg(hide(loom))))]
 #![warn(missing_docs, missing_debug_implementations)]
-
-// The GPU build needs an architecture and a PTX ISA the crate's instructions exist in. Without
-// `-C target-cpu`, rustc emits PTX for sm_30, which ptxas or the driver would refuse much
-// later with an error about one instruction; say what to set instead.
-#[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_70")))]
-compile_error!(
-    "ptx-sync needs sm_70 or newer: build with -C target-cpu=sm_70 (or sm_75, sm_80, sm_90) \
-     in RUSTFLAGS, e.g. RUSTFLAGS=\"-C target-cpu=sm_90 -C target-feature=+ptx84\" (without \
-     it rustc targets sm_30, which has no .acquire/.release atomics, fence.sc, nanosleep or \
-     match.any), or use ptx_sync_build::PtxBuilder, which sets it"
-);
-#[cfg(all(target_arch = "nvptx64", not(target_feature = "ptx84")))]
-compile_error!(
-    "ptx-sync needs PTX ISA 8.4: build with -C target-feature=+ptx84 in RUSTFLAGS (.b128 \
-     atomics at .sys scope need ISA 8.4, ld/st.mmio needs 8.2; loading the PTX needs a CUDA \
-     12.4+ driver), or use ptx_sync_build::PtxBuilder, which sets it"
-);
 
 /// A check of the library that stays in release builds: on the host an `assert!` (the same
 /// panic message); on the GPU, when it fails, the message is printed with `vprintf` and the
@@ -217,17 +204,7 @@ compile_error!(
 /// the `ptx-sync: ` prefix and newline the GPU adds.
 macro_rules! check {
     ($cond:expr, $msg:expr $(,)?) => {
-        #[cfg(not(target_arch = "nvptx64"))]
-        assert!($cond, "{}", $msg);
-        #[cfg(target_arch = "nvptx64")]
-        if !$cond {
-            // Both functions stop with the same message (NUL-terminated for `vprintf`).
-            ::core::intrinsics::const_eval_select(
-                (::core::concat!("ptx-sync: ", $msg, "\n\0"),),
-                $crate::check_failed_in_const,
-                $crate::check_failed,
-            )
-        }
+        $crate::backend::check::check!($cond, $msg)
     };
 }
 
@@ -249,46 +226,50 @@ cfg_warp_emulation! {
     extern crate std;
 }
 // Host docs show `warp::emulation` without the feature, so a user can read it before enabling it.
-#[cfg(all(
-    doc,
-    not(feature = "warp-emulation"),
-    not(target_arch = "nvptx64"),
-    not(loom)
-))]
-extern crate std;
+backend::cfg_host! {
+    #[cfg(all(doc, not(feature = "warp-emulation"), not(loom)))]
+    extern crate std;
+}
 
 pub mod atomic;
 mod backend;
 pub mod barrier;
 pub mod binary_semaphore;
 pub mod block;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-pub mod block_barrier;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
-pub mod bulk;
+backend::cfg_gpu! {
+    #[cfg(target_feature = "sm_80")]
+    pub mod block_barrier;
+}
+backend::cfg_gpu! {
+    #[cfg(target_feature = "sm_90")]
+    pub mod bulk;
+}
 mod cache_padded;
 pub mod clock;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
-pub mod cluster;
+backend::cfg_gpu! {
+    #[cfg(target_feature = "sm_90")]
+    pub mod cluster;
+}
 pub mod fence;
 pub mod flag;
 pub mod float16;
-#[cfg(target_arch = "nvptx64")]
-pub mod grid;
+backend::cfg_gpu! {
+    pub mod grid;
+}
 pub mod index;
 pub mod latch;
 pub mod mutex;
-#[cfg(feature = "nvshmem")]
 // The functions exist only in the nvptx build, which is what docs.rs documents; a host build
 // of the docs keeps the types and the text, and its links to the functions do not resolve.
-#[cfg_attr(
-    not(target_arch = "nvptx64"),
-    allow(rustdoc::broken_intra_doc_links, rustdoc::private_intra_doc_links)
-)]
-pub mod nvshmem;
+backend::cfg_attr_host! {
+    #[allow(rustdoc::broken_intra_doc_links, rustdoc::private_intra_doc_links)]
+    #[cfg(feature = "nvshmem")]
+    pub mod nvshmem;
+}
 mod order;
-#[cfg(target_arch = "nvptx64")]
-mod panic;
+backend::cfg_gpu! {
+    mod panic;
+}
 pub mod print;
 pub mod queue;
 pub mod rwlock;
@@ -301,11 +282,15 @@ pub mod volatile;
 pub mod wait;
 pub mod warp;
 
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
-pub use atomic::space::ClusterShared;
+// The re-exports stay in this order, the GPU-only ones included: the crate page lists them so.
+backend::cfg_gpu! {
+    #[cfg(target_feature = "sm_90")]
+    pub use atomic::space::ClusterShared;
+}
 pub use atomic::space::Global;
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-pub use atomic::AtomicU128;
+backend::cfg_sm_90_or_host! {
+    pub use atomic::AtomicU128;
+}
 pub use atomic::{
     Atomic, AtomicBool, AtomicF32, AtomicF64, AtomicI32, AtomicI64, AtomicIsize, AtomicPtr,
     AtomicU32, AtomicU64, AtomicUsize, AtomicValue,
@@ -314,23 +299,28 @@ pub use atomic::{
     AtomicBf16, AtomicBf16x2, AtomicF16, AtomicF16x2, AtomicI16, AtomicI8, AtomicU16, AtomicU8,
 };
 pub use barrier::{Barrier, Token};
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-pub use block_barrier::{BlockBarrier, BlockToken};
+backend::cfg_gpu! {
+    #[cfg(target_feature = "sm_80")]
+    pub use block_barrier::{BlockBarrier, BlockToken};
+}
 pub use cache_padded::CachePadded;
 pub use core::sync::atomic::Ordering;
 pub use fence::{compiler_fence, fence};
 pub use flag::AtomicFlag;
 pub use float16::{Bf16, Bf16x2, F16x2, F16};
-#[cfg(target_arch = "nvptx64")]
-pub use grid::GridBarrier;
+backend::cfg_gpu! {
+    pub use grid::GridBarrier;
+}
 pub use latch::Latch;
 pub use mutex::{Mutex, MutexGuard, SpinLock};
-#[cfg(target_arch = "nvptx64")]
-pub use panic::report_panic;
+backend::cfg_gpu! {
+    pub use panic::report_panic;
+}
 pub use queue::Queue;
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-pub use scope::Cluster;
+backend::cfg_sm_90_or_host! {
+    pub use scope::Cluster;
+}
 pub use scope::{Cta, Gpu, Scope, ScopeKind, Sys};
 pub use semaphore::{BinarySemaphore, Semaphore};
 pub use ticket::{TicketGuard, TicketLock};
@@ -342,56 +332,28 @@ pub use wait::{Backoff, Elapsed, NanoSleep, Spin, TimedOut};
 #[cold]
 #[inline(never)]
 pub(crate) fn debug_trap(message: &'static core::ffi::CStr) -> ! {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: a `CStr` is NUL-terminated.
-    unsafe {
-        print_and_trap(message.as_ptr().cast())
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    panic!(
-        "{}",
-        message.to_str().unwrap_or("ptx-sync: misuse").trim_end()
-    );
+    backend::check::debug_trap(message)
 }
 
-/// The one trap path of the GPU build: `vprintf` of `message` (no conversions, no arguments),
-/// then `trap`.
-///
-/// # Safety
-/// `message` is NUL-terminated and holds no `%`.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-unsafe fn print_and_trap(message: *const u8) -> ! {
-    extern "C" {
-        // CUDA's device-side printf, provided by the driver's JIT (as for `printf` in C++).
-        fn vprintf(format: *const u8, args: *const u8) -> i32;
+backend::cfg_gpu! {
+    /// A failed [`check!`] on the GPU: `message` ends in `"\n\0"`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn check_failed(message: &'static str) -> ! {
+        // SAFETY: `check!` passes a literal ending in a NUL; the messages hold no `%`.
+        unsafe { backend::check::print_and_trap(message.as_ptr()) }
     }
-    // SAFETY: the caller's contract; no arguments.
-    unsafe {
-        vprintf(message, core::ptr::null());
-        core::arch::asm!("trap;", options(noreturn, nostack));
-    }
-}
 
-/// A failed [`check!`] on the GPU: `message` ends in `"\n\0"`.
-#[cfg(target_arch = "nvptx64")]
-#[cold]
-#[inline(never)]
-pub(crate) fn check_failed(message: &'static str) -> ! {
-    // SAFETY: `check!` passes a literal ending in a NUL; the messages hold no `%`.
-    unsafe { print_and_trap(message.as_ptr()) }
-}
-
-/// A failed [`check!`] in a `const fn` evaluated at compile time: a compile error with the
-/// host's message (without the `ptx-sync: ` prefix and the `"\n\0"` that `vprintf` needs).
-#[cfg(target_arch = "nvptx64")]
-pub(crate) const fn check_failed_in_const(message: &'static str) -> ! {
-    let bytes = message.as_bytes();
-    let (_, text) = bytes.split_at("ptx-sync: ".len());
-    let (text, _) = text.split_at(text.len() - "\n\0".len());
-    match core::str::from_utf8(text) {
-        Ok(text) => panic!("{}", text),
-        Err(_) => panic!("{}", message),
+    /// A failed [`check!`] in a `const fn` evaluated at compile time: a compile error with the
+    /// host's message (without the `ptx-sync: ` prefix and the `"\n\0"` that `vprintf` needs).
+    pub(crate) const fn check_failed_in_const(message: &'static str) -> ! {
+        let bytes = message.as_bytes();
+        let (_, text) = bytes.split_at("ptx-sync: ".len());
+        let (text, _) = text.split_at(text.len() - "\n\0".len());
+        match core::str::from_utf8(text) {
+            Ok(text) => panic!("{}", text),
+            Err(_) => panic!("{}", message),
+        }
     }
 }
 
@@ -401,13 +363,7 @@ pub(crate) const fn check_failed_in_const(message: &'static str) -> ! {
 /// instruction; release builds emit nothing. libcu++ guards the same case.
 #[inline(always)]
 pub(crate) fn debug_check_not_local<T: ?Sized>(object: &T, message: &'static core::ffi::CStr) {
-    #[cfg(target_arch = "nvptx64")]
-    if cfg!(debug_assertions) {
-        let p = object as *const T as *const u8;
-        if backend::address_space::in_space(p, backend::address_space::SpaceKind::Local) {
-            debug_trap(message);
-        }
+    if cfg!(debug_assertions) && backend::check::is_local(object as *const T as *const u8) {
+        debug_trap(message);
     }
-    #[cfg(not(target_arch = "nvptx64"))]
-    let _ = (object, message);
 }

@@ -39,16 +39,21 @@ macro_rules! const_fn {
 /// Items of the warp emulation (feature `warp-emulation`, host only, not under loom).
 macro_rules! cfg_warp_emulation {
     ($($item:item)*) => {
-        $( #[cfg(all(feature = "warp-emulation", not(target_arch = "nvptx64"), not(loom)))] $item )*
+        $crate::backend::cfg_host! {
+            $( #[cfg(all(feature = "warp-emulation", not(loom)))] $item )*
+        }
     };
 }
 
-/// Items for the host when the warp emulation is off (a warp of one).
-#[cfg(not(target_arch = "nvptx64"))]
-macro_rules! cfg_not_warp_emulation {
-    ($($item:item)*) => {
-        $( #[cfg(all(not(target_arch = "nvptx64"), any(not(feature = "warp-emulation"), loom)))] $item )*
-    };
+crate::backend::cfg_host! {
+    /// Items for the host when the warp emulation is off (a warp of one).
+    macro_rules! cfg_not_warp_emulation {
+        ($($item:item)*) => {
+            $crate::backend::cfg_host! {
+                $( #[cfg(any(not(feature = "warp-emulation"), loom))] $item )*
+            }
+        };
+    }
 }
 
 /// A type an atomic can hold, and the host atomic that holds it.
@@ -155,14 +160,16 @@ pub(crate) fn cell<T: Model>(value: T) -> Cell<T> {
     value.model()
 }
 
-/// The host atomic a cell's operations run on.
-#[cfg(all(not(target_arch = "nvptx64"), not(loom)))]
-#[inline(always)]
-pub(crate) fn host<T: Model>(cell: &Cell<T>) -> &T::Host {
-    // SAFETY: `T::Host` has `T`'s size and alignment (asserted in `model!`; `u128`'s is
-    // `UnsafeCell<u128>`), the cell is valid for as long as `cell` is borrowed, and every
-    // access to it is atomic (the `Atomic` type invariant).
-    unsafe { &*cell.get().cast::<T::Host>() }
+crate::backend::cfg_host! {
+    /// The host atomic a cell's operations run on.
+    #[cfg(not(loom))]
+    #[inline(always)]
+    pub(crate) fn host<T: Model>(cell: &Cell<T>) -> &T::Host {
+        // SAFETY: `T::Host` has `T`'s size and alignment (asserted in `model!`; `u128`'s is
+        // `UnsafeCell<u128>`), the cell is valid for as long as `cell` is borrowed, and every
+        // access to it is atomic (the `Atomic` type invariant).
+        unsafe { &*cell.get().cast::<T::Host>() }
+    }
 }
 /// The host atomic a cell's operations run on.
 #[cfg(loom)]
@@ -228,25 +235,26 @@ impl<T> DataCell<T> {
 /// word, loom orders them all.
 pub(crate) const RELEASE_BY_EXCHANGE: bool = cfg!(loom);
 
-/// The host side of `sleep_ns`: about `ns / 8` spin-loop hints; a thread yield for emulated
-/// warps, whose dozens of lane threads share a few cores (a waiting lane gives its core to the
-/// lane it waits for); a loom yield under loom, which explores every interleaving and never
-/// ends a model whose waiting thread does not yield.
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-pub(crate) fn pause(ns: u32) {
-    #[cfg(all(not(loom), not(feature = "warp-emulation")))]
-    for _ in 0..ns / 8 + 1 {
-        core::hint::spin_loop();
-    }
-    #[cfg(all(not(loom), feature = "warp-emulation"))]
-    {
-        let _ = ns;
-        std::thread::yield_now();
-    }
-    #[cfg(loom)]
-    {
-        let _ = ns;
-        ::loom::thread::yield_now();
+crate::backend::cfg_host! {
+    /// The host side of `sleep_ns`: about `ns / 8` spin-loop hints; a thread yield for emulated
+    /// warps, whose dozens of lane threads share a few cores (a waiting lane gives its core to the
+    /// lane it waits for); a loom yield under loom, which explores every interleaving and never
+    /// ends a model whose waiting thread does not yield.
+    #[inline(always)]
+    pub(crate) fn pause(ns: u32) {
+        #[cfg(all(not(loom), not(feature = "warp-emulation")))]
+        for _ in 0..ns / 8 + 1 {
+            core::hint::spin_loop();
+        }
+        #[cfg(all(not(loom), feature = "warp-emulation"))]
+        {
+            let _ = ns;
+            std::thread::yield_now();
+        }
+        #[cfg(loom)]
+        {
+            let _ = ns;
+            ::loom::thread::yield_now();
+        }
     }
 }

@@ -20,24 +20,9 @@ pub(crate) enum Sem {
 /// then `trap`), so it is printed whatever the kernel's panic handler does. Constant orders
 /// (the usual case) fold away: the check costs nothing in the PTX.
 macro_rules! invalid {
-    ($msg:literal) => {{
-        #[cfg(not(target_arch = "nvptx64"))]
-        {
-            invalid($msg)
-        }
-        #[cfg(target_arch = "nvptx64")]
-        {
-            crate::check_failed(::core::concat!("ptx-sync: ", $msg, "\n\0"))
-        }
-    }};
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn invalid(msg: &'static str) -> ! {
-    panic!("{}", msg)
+    ($msg:literal) => {
+        $crate::backend::check::fail!($msg)
+    };
 }
 
 /// Order accepted by a load: Relaxed, Acquire, SeqCst (as `AtomicU32::load`).

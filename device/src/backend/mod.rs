@@ -38,6 +38,36 @@ macro_rules! on_target {
 }
 pub(crate) use on_target;
 
+/// Items of the GPU build only: how a module outside the backend keeps an item to nvptx
+/// without naming the target (tokio's `cfg_rt!` pattern).
+macro_rules! cfg_gpu {
+    ($($item:item)*) => { $( #[cfg(target_arch = "nvptx64")] $item )* };
+}
+pub(crate) use cfg_gpu;
+
+/// Items of the host build only.
+macro_rules! cfg_host {
+    ($($item:item)*) => { $( #[cfg(not(target_arch = "nvptx64"))] $item )* };
+}
+pub(crate) use cfg_host;
+
+/// `$attr` on each item in the host build only.
+macro_rules! cfg_attr_host {
+    (#[$attr:meta] $($item:item)*) => {
+        $( #[cfg_attr(not(target_arch = "nvptx64"), $attr)] $item )*
+    };
+}
+pub(crate) use cfg_attr_host;
+
+/// Items of sm_90 GPUs, and of the host, whose one scope (the whole system) stands for every
+/// GPU scope, `.cluster` included.
+macro_rules! cfg_sm_90_or_host {
+    ($($item:item)*) => {
+        $( #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))] $item )*
+    };
+}
+pub(crate) use cfg_sm_90_or_host;
+
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
 #[cfg(target_arch = "nvptx64")]

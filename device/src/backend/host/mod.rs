@@ -2,6 +2,7 @@
 //! lane unless the warp emulation (feature `warp-emulation`) runs it as a lane of a warp.
 
 pub(crate) mod block;
+pub(crate) mod check;
 pub(crate) mod clock;
 pub(crate) mod fence;
 pub(crate) mod index;
