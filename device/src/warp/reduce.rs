@@ -34,6 +34,7 @@
 //! `redux.sync` leaves exited lanes out, but the tree would read them (undefined).
 
 use super::{lane, shfl_idx, ShuffleValue};
+use crate::backend::reduce::redux_method;
 
 /// A value the warp sums and scans add ([`reduce_add`], [`inclusive_scan_add`],
 /// [`exclusive_scan_add`]): `u32`, `i32`, `u64` and `i64` (wrapping, as `redux.sync.add`
@@ -133,24 +134,6 @@ fn tree<T: ShuffleValue>(mask: u32, value: T, op: impl Fn(T, T) -> T) -> T {
     blocks(mask, value, value, op).1
 }
 
-/// One `redux.sync` (sm_80+), its instruction spelled out at the call.
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-macro_rules! redux {
-    ($insn:literal, $mask:expr, $value:expr) => {{
-        let d: u32;
-        // SAFETY: every lane in `mask` executes it (the caller's contract). Not `nomem`: it
-        // waits for the other lanes, so it must not move across memory accesses.
-        unsafe {
-            core::arch::asm!(
-                $insn,
-                d = out(reg32) d, v = in(reg32) $value, m = in(reg32) $mask,
-                options(nostack)
-            )
-        };
-        d
-    }};
-}
-
 /// The 32-bit integers: `redux.sync` on sm_80+, the tree below it and on the host.
 macro_rules! int32 {
     ($t:ty, $add:literal, $min:literal, $max:literal) => {
@@ -160,11 +143,7 @@ macro_rules! int32 {
             fn add(self, other: Self) -> Self {
                 self.wrapping_add(other)
             }
-            #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-            #[inline(always)]
-            fn reduce_add(mask: u32, value: Self) -> Self {
-                redux!($add, mask, value as u32) as $t
-            }
+            redux_method!(reduce_add, $t, $add);
         }
         impl MinMaxValue for $t {
             #[inline(always)]
@@ -175,16 +154,8 @@ macro_rules! int32 {
             fn max(self, other: Self) -> Self {
                 Ord::max(self, other)
             }
-            #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-            #[inline(always)]
-            fn reduce_min(mask: u32, value: Self) -> Self {
-                redux!($min, mask, value as u32) as $t
-            }
-            #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-            #[inline(always)]
-            fn reduce_max(mask: u32, value: Self) -> Self {
-                redux!($max, mask, value as u32) as $t
-            }
+            redux_method!(reduce_min, $t, $min);
+            redux_method!(reduce_max, $t, $max);
         }
         impl BitwiseValue for $t {
             #[inline(always)]
@@ -199,21 +170,9 @@ macro_rules! int32 {
             fn xor(self, other: Self) -> Self {
                 self ^ other
             }
-            #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-            #[inline(always)]
-            fn reduce_and(mask: u32, value: Self) -> Self {
-                redux!("redux.sync.and.b32 {d}, {v}, {m};", mask, value as u32) as $t
-            }
-            #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-            #[inline(always)]
-            fn reduce_or(mask: u32, value: Self) -> Self {
-                redux!("redux.sync.or.b32 {d}, {v}, {m};", mask, value as u32) as $t
-            }
-            #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-            #[inline(always)]
-            fn reduce_xor(mask: u32, value: Self) -> Self {
-                redux!("redux.sync.xor.b32 {d}, {v}, {m};", mask, value as u32) as $t
-            }
+            redux_method!(reduce_and, $t, "redux.sync.and.b32 {d}, {v}, {m};");
+            redux_method!(reduce_or, $t, "redux.sync.or.b32 {d}, {v}, {m};");
+            redux_method!(reduce_xor, $t, "redux.sync.xor.b32 {d}, {v}, {m};");
         }
     };
 }
