@@ -54,9 +54,10 @@
 //! compiles and runs in host tests. The calling crate needs `std` there (host code has it);
 //! the device crate itself stays `no_std`.
 
-#[cfg(not(target_arch = "nvptx64"))]
-use core::fmt;
 use core::marker::PhantomData;
+crate::backend::cfg_host! {
+    use core::fmt;
+}
 
 /// How one argument is printed: its printf conversion for `{}`, and for `{:x}` / `{:X}` where
 /// the type has one (each conversion at most 4 bytes: `%llu`).
@@ -96,11 +97,12 @@ pub trait Printable: sealed::Sealed {
     /// The value `vprintf` reads.
     #[doc(hidden)]
     fn raw(&self) -> Self::Raw;
-    /// Writes the value as C's printf prints it with `conversion` (the conversion's letter:
-    /// `u`, `d`, `x`, `X`, `f`, `s`, `p`).
-    #[doc(hidden)]
-    #[cfg(not(target_arch = "nvptx64"))]
-    fn host_fmt(&self, conversion: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    crate::backend::cfg_host! {
+        /// Writes the value as C's printf prints it with `conversion` (the conversion's letter:
+        /// `u`, `d`, `x`, `X`, `f`, `s`, `p`).
+        #[doc(hidden)]
+        fn host_fmt(&self, conversion: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    }
 }
 
 const fn conv(
@@ -127,13 +129,14 @@ macro_rules! integers {
             fn raw(&self) -> $raw {
                 *self as $raw
             }
-            #[cfg(not(target_arch = "nvptx64"))]
-            fn host_fmt(&self, conversion: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                let raw = *self as $raw;
-                match conversion {
-                    b'x' => write!(f, "{:x}", raw as $bits),
-                    b'X' => write!(f, "{:X}", raw as $bits),
-                    _ => write!(f, "{}", raw),
+            crate::backend::cfg_host! {
+                fn host_fmt(&self, conversion: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    let raw = *self as $raw;
+                    match conversion {
+                        b'x' => write!(f, "{:x}", raw as $bits),
+                        b'X' => write!(f, "{:X}", raw as $bits),
+                        _ => write!(f, "{}", raw),
+                    }
                 }
             }
         }
@@ -165,29 +168,16 @@ macro_rules! floats {
             fn raw(&self) -> f64 {
                 *self as f64
             }
-            #[cfg(not(target_arch = "nvptx64"))]
-            fn host_fmt(&self, _: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                printf_f(*self as f64, f)
+            crate::backend::cfg_host! {
+                fn host_fmt(&self, _: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    crate::backend::print::printf_f(*self as f64, f)
+                }
             }
         }
     )*};
 }
 
 floats!(f32, f64);
-
-/// `%f` as glibc prints it: 6 decimals, correctly rounded (as Rust's `{:.6}`), `inf`, `-inf`,
-/// `nan` and `-nan`.
-#[cfg(not(target_arch = "nvptx64"))]
-fn printf_f(v: f64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    let sign = if v.is_sign_negative() { "-" } else { "" };
-    if v.is_nan() {
-        write!(f, "{sign}nan")
-    } else if v.is_infinite() {
-        write!(f, "{sign}inf")
-    } else {
-        write!(f, "{v:.6}")
-    }
-}
 
 impl sealed::Sealed for bool {}
 impl Printable for bool {
@@ -198,9 +188,10 @@ impl Printable for bool {
         let text: &'static core::ffi::CStr = if *self { c"true" } else { c"false" };
         text.as_ptr().cast()
     }
-    #[cfg(not(target_arch = "nvptx64"))]
-    fn host_fmt(&self, _: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if *self { "true" } else { "false" })
+    crate::backend::cfg_host! {
+        fn host_fmt(&self, _: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(if *self { "true" } else { "false" })
+        }
     }
 }
 
@@ -212,16 +203,17 @@ impl Printable for &core::ffi::CStr {
     fn raw(&self) -> *const u8 {
         self.as_ptr().cast()
     }
-    #[cfg(not(target_arch = "nvptx64"))]
-    fn host_fmt(&self, _: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Bytes that are not UTF-8 print as U+FFFD, as a terminal would show them.
-        for chunk in self.to_bytes().utf8_chunks() {
-            f.write_str(chunk.valid())?;
-            if !chunk.invalid().is_empty() {
-                f.write_str("\u{fffd}")?;
+    crate::backend::cfg_host! {
+        fn host_fmt(&self, _: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            // Bytes that are not UTF-8 print as U+FFFD, as a terminal would show them.
+            for chunk in self.to_bytes().utf8_chunks() {
+                f.write_str(chunk.valid())?;
+                if !chunk.invalid().is_empty() {
+                    f.write_str("\u{fffd}")?;
+                }
             }
+            Ok(())
         }
-        Ok(())
     }
 }
 
@@ -235,12 +227,13 @@ macro_rules! pointers {
             fn raw(&self) -> *const u8 {
                 self.cast()
             }
-            #[cfg(not(target_arch = "nvptx64"))]
-            fn host_fmt(&self, _: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                if self.is_null() {
-                    f.write_str("(nil)")
-                } else {
-                    write!(f, "{:#x}", self.addr())
+            crate::backend::cfg_host! {
+                fn host_fmt(&self, _: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    if self.is_null() {
+                        f.write_str("(nil)")
+                    } else {
+                        write!(f, "{:#x}", self.addr())
+                    }
                 }
             }
         }
@@ -257,9 +250,10 @@ impl<T: Printable> Printable for &T {
     fn raw(&self) -> T::Raw {
         (**self).raw()
     }
-    #[cfg(not(target_arch = "nvptx64"))]
-    fn host_fmt(&self, conversion: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        (**self).host_fmt(conversion, f)
+    crate::backend::cfg_host! {
+        fn host_fmt(&self, conversion: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            (**self).host_fmt(conversion, f)
+        }
     }
 }
 
@@ -272,9 +266,10 @@ pub trait Arguments: sealed::SealedArguments {
     type Buffer;
     /// The buffer of these values.
     fn buffer(&self) -> Self::Buffer;
-    /// Writes argument `index` with `conversion` (see [`Printable::host_fmt`]).
-    #[cfg(not(target_arch = "nvptx64"))]
-    fn host_fmt(&self, index: usize, conversion: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    crate::backend::cfg_host! {
+        /// Writes argument `index` with `conversion` (see [`Printable::host_fmt`]).
+        fn host_fmt(&self, index: usize, conversion: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    }
 }
 
 impl sealed::SealedArguments for () {}
@@ -283,9 +278,10 @@ impl Arguments for () {
     type Buffer = ();
     #[inline(always)]
     fn buffer(&self) {}
-    #[cfg(not(target_arch = "nvptx64"))]
-    fn host_fmt(&self, _: usize, _: u8, _: &mut fmt::Formatter<'_>) -> fmt::Result {
-        Ok(())
+    crate::backend::cfg_host! {
+        fn host_fmt(&self, _: usize, _: u8, _: &mut fmt::Formatter<'_>) -> fmt::Result {
+            Ok(())
+        }
     }
 }
 
@@ -306,16 +302,17 @@ macro_rules! tuples {
             fn buffer(&self) -> Self::Buffer {
                 $buffer($(self.$i.raw()),+)
             }
-            #[cfg(not(target_arch = "nvptx64"))]
-            fn host_fmt(
-                &self,
-                index: usize,
-                conversion: u8,
-                f: &mut fmt::Formatter<'_>,
-            ) -> fmt::Result {
-                match index {
-                    $($i => self.$i.host_fmt(conversion, f),)+
-                    _ => Ok(()),
+            crate::backend::cfg_host! {
+                fn host_fmt(
+                    &self,
+                    index: usize,
+                    conversion: u8,
+                    f: &mut fmt::Formatter<'_>,
+                ) -> fmt::Result {
+                    match index {
+                        $($i => self.$i.host_fmt(conversion, f),)+
+                        _ => Ok(()),
+                    }
                 }
             }
         }
@@ -515,7 +512,7 @@ pub const fn format<const N: usize>(text: &str, conversions: &[Conversion]) -> [
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct Line<L, A, const N: usize> {
-    arguments: A,
+    pub(crate) arguments: A,
     _literal: PhantomData<L>,
 }
 
@@ -530,67 +527,6 @@ impl<L: Literal, A: Arguments, const N: usize> Line<L, A, N> {
             arguments,
             _literal: PhantomData,
         }
-    }
-
-    /// Prints the line with `vprintf`.
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    pub fn print(self) {
-        extern "C" {
-            // CUDA's device-side printf (see `print_and_trap` in lib.rs).
-            fn vprintf(format: *const u8, args: *const u8) -> i32;
-        }
-        // A promoted constant: a `.global` of the module, as nvcc emits a `printf`'s format.
-        let format: &'static [u8; N] = &Self::FORMAT;
-        let buffer = self.arguments.buffer();
-        let args: *const u8 = if A::CONVERSIONS.is_empty() {
-            core::ptr::null()
-        } else {
-            (&raw const buffer).cast()
-        };
-        // SAFETY: the format is NUL-terminated (`format` leaves the last byte 0) and its
-        // conversions are the arguments' own, in order; the buffer holds each promoted value
-        // at its alignment, as `vprintf` reads them, and lives until it returns.
-        unsafe {
-            vprintf(format.as_ptr(), args);
-        }
-    }
-}
-
-/// The host backend: the line as C's printf prints the same format and arguments.
-#[cfg(not(target_arch = "nvptx64"))]
-impl<L: Literal, A: Arguments, const N: usize> fmt::Display for Line<L, A, N> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let format = &Self::FORMAT;
-        let end = format.iter().position(|&b| b == 0).unwrap_or(N);
-        let bytes = &format[..end];
-        let (mut i, mut arg) = (0, 0);
-        while i < bytes.len() {
-            // The text up to the next `%`: the literal's own bytes, so UTF-8 (a `%` is ASCII).
-            let next = bytes[i..]
-                .iter()
-                .position(|&b| b == b'%')
-                .map_or(bytes.len(), |p| i + p);
-            f.write_str(core::str::from_utf8(&bytes[i..next]).map_err(|_| fmt::Error)?)?;
-            if next == bytes.len() {
-                break;
-            }
-            // A conversion: `%%`, or length modifiers then its letter.
-            let mut j = next + 1;
-            while j < bytes.len() && matches!(bytes[j], b'l' | b'h') {
-                j += 1;
-            }
-            match bytes.get(j) {
-                Some(b'%') => f.write_str("%")?,
-                Some(&letter) => {
-                    self.arguments.host_fmt(arg, letter, f)?;
-                    arg += 1;
-                }
-                None => return Err(fmt::Error),
-            }
-            i = j + 1;
-        }
-        Ok(())
     }
 }
 
@@ -646,21 +582,6 @@ macro_rules! gpu_print {
     ($format:literal $(, $argument:expr)* $(,)?) => {
         $crate::__gpu_print!($format $(, $argument)*)
     };
-}
-
-/// Prints the line of [`__gpu_line!`]: `vprintf` on the GPU, the calling crate's `std` on the
-/// host.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __gpu_print {
-    ($format:expr $(, $argument:expr)*) => {{
-        // One statement each, so that temporaries in the arguments live until the line is
-        // printed (only one of the two is compiled: the arguments are evaluated once).
-        #[cfg(target_arch = "nvptx64")]
-        $crate::__gpu_line!($format $(, $argument)*).print();
-        #[cfg(not(target_arch = "nvptx64"))]
-        ::std::print!("{}", $crate::__gpu_line!($format $(, $argument)*));
-    }};
 }
 
 /// The [`print::Line`](crate::print::Line) of a literal (with its newline, if any) and its

@@ -27,6 +27,7 @@ pub(crate) mod fence;
 pub(crate) mod index;
 #[cfg(feature = "nvshmem")]
 pub(crate) mod nvshmem;
+pub(crate) mod print;
 pub(crate) mod reduce;
 pub(crate) mod shared;
 pub(crate) mod special_register;
