@@ -1,7 +1,7 @@
 //! The loom facade: the one module that knows about `--cfg loom` (tokio's `loom/` pattern).
 //!
-//! Under `RUSTFLAGS="--cfg loom"` (device/tests/loom.rs, run by `.ci/run`) the host backend's
-//! atomics are loom's model-checked ones, so loom explores every interleaving of the
+//! Under `RUSTFLAGS="--cfg loom"` (device/tests' `models` modules, run by `.ci/run`) the host
+//! backend's atomics are loom's model-checked ones, so loom explores every interleaving of the
 //! primitives' algorithms. The rest of the crate reaches the host atomics only through here:
 //! - [`atomic`]: the atomic types and `fence`, core's or loom's;
 //! - [`Cell`], [`cell`], [`host`]: what an `Atomic<T, S>` stores (the value, or the loom

@@ -115,7 +115,7 @@ impl<S: Scope> Atomic<u128, S> {
 /// so it takes part in the single total order of `SeqCst` operations and fences. No user code
 /// runs while a lock is held and a thread holds one lock at a time, so it cannot deadlock.
 /// Under `--cfg loom` the lock is a word of each atomic and the value loom's `UnsafeCell`, so
-/// the model checks (device/tests/loom.rs) also report an access the lock fails to order.
+/// the model checks (device/tests' `models` modules) also report an access it fails to order.
 ///
 /// ```
 /// use ptx_sync::{AtomicU128, Gpu, Ordering::*};

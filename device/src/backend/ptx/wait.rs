@@ -88,6 +88,8 @@ impl Deadline {
 
     /// The nanoseconds left before the deadline, at most `u32::MAX` (the GPU's
     /// `mbarrier.try_wait` suspend-time hint); 0 once it has passed.
+    // `mbarrier` (its only caller, `BlockBarrier`'s timed waits) is sm_80+.
+    #[cfg(target_feature = "sm_80")]
     #[inline(always)]
     pub(crate) fn left_ns(&self) -> u32 {
         self.end
