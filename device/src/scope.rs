@@ -51,7 +51,7 @@ mod sealed {
 
 /// A thread scope marker. Sealed: the set of scopes is the PTX set.
 pub trait Scope: sealed::Sealed + Copy + Send + Sync + 'static {
-    /// The scope this marker stands for (`atomic/ptx.rs` matches on it to pick the literal
+    /// The scope this marker stands for (`backend/ptx/atomic.rs` matches on it for the literal
     /// `.scope` of each instruction).
     const KIND: ScopeKind;
 }
