@@ -4,9 +4,9 @@
 //! (`backend::warp`) comes from `ptx/` on nvptx and from `host/` elsewhere, and the primitives
 //! call it without naming a target.
 //!
-//! The other: an atomic method names both bodies, `on_target!(sem = order::rmw(order); gpu: ..., host:
-//! ...)`. On nvptx the GPU body runs: a table of `ptx/atomic.rs` turns `sem` and the scope
-//! into one `asm!`. Everywhere else the host body runs, on `crate::loom::host`'s atomics
+//! The other: an atomic method names both bodies, `on_target!(sem = order::rmw(order); gpu:
+//! .., host: ..)`. On nvptx the GPU body runs: a table of `ptx/atomic.rs` turns `sem` and the
+//! scope into one `asm!`. Everywhere else the host body runs, on `crate::loom::host`'s atomics
 //! (core's, or loom's model-checked ones under `--cfg loom`), where every scope is the whole
 //! system. The order is checked (`crate::order`) before either body, so an order an operation
 //! refuses panics on both backends alike.
