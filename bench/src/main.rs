@@ -144,7 +144,7 @@ fn main() {
         args.reps
     );
     println!("{}", report::header());
-    let max_reps = args.max_reps.unwrap_or(4 * args.reps);
+    let max_reps = args.max_reps.unwrap_or(args.reps.saturating_mul(4));
     let mut rows = Vec::new();
     let mut failed = 0;
     for case in &cases {

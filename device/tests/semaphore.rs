@@ -401,7 +401,7 @@ mod models {
         });
     }
 
-    /// `BinarySemaphore` as a lock (device/src/binary_semaphore.rs: `atom.exch` acquire, polling
+    /// `BinarySemaphore` as a lock (device/src/semaphore/one_unit.rs: `atom.exch` acquire, polling
     /// loads, `st.release` release): a plain counter in a loom cell, bumped by two threads. A
     /// missing acquire or release is a data race loom reports; a lost unit a thread that never
     /// finishes; two holders a lost bump.
