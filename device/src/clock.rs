@@ -23,6 +23,9 @@
 //! - advances the shared clock by what it waited, so `Instant::now()` read after a wait (in
 //!   any thread) is later than before it.
 //!
+//! Under loom the clock is one per OS thread (each model's threads share it; models that the
+//! test harness runs side by side do not), so one model's waits cannot change another's budget.
+//!
 //! Arithmetic saturates and never panics: `Instant + Duration` stops at the largest instant
 //! (`u64::MAX` ns, a deadline that never passes), a duration of more than `u64::MAX` ns counts
 //! as `u64::MAX` ns, and [`duration_since`](Instant::duration_since) an instant that is later
