@@ -37,9 +37,6 @@
 //! | `block::dynamic_shared_memory` (GPU only) | `cvta.shared.u64` of an `.extern .shared` array | `extern __shared__` |
 //! | `block::{thread_rank, rank, count, thread_x/y/z, dim_x/y/z, index_x/y/z, grid_x/y/z}` ([`index`](crate::index)'s) | `mov.u32` of `%tid`, `%ntid`, `%ctaid`, `%nctaid` | `threadIdx`, `blockDim`, `blockIdx`, `gridDim` |
 
-// The nvptx docs have no host runner to link to.
-#![cfg_attr(target_arch = "nvptx64", allow(rustdoc::broken_intra_doc_links))]
-
 pub use crate::index::{
     block_count as count, block_dim_x as dim_x, block_dim_y as dim_y, block_dim_z as dim_z,
     block_idx_x as index_x, block_idx_y as index_y, block_idx_z as index_z, block_rank as rank,
@@ -103,12 +100,13 @@ pub unsafe fn sync_aligned() {
     unsafe { backend::sync_aligned() }
 }
 
-/// The start of the launch's dynamic shared memory (the `shared_mem_bytes` of the launch
-/// configuration), as a generic pointer. 16-byte aligned; its size is what the host asked for.
-///
-/// PTX: `cvta.shared.u64` of the module's `.extern .shared` array. GPU only.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub fn dynamic_shared_memory() -> *mut u8 {
-    backend::dynamic_shared_memory()
+crate::backend::cfg_gpu! {
+    /// The start of the launch's dynamic shared memory (the `shared_mem_bytes` of the launch
+    /// configuration), as a generic pointer. 16-byte aligned; its size is what the host asked for.
+    ///
+    /// PTX: `cvta.shared.u64` of the module's `.extern .shared` array. GPU only.
+    #[inline(always)]
+    pub fn dynamic_shared_memory() -> *mut u8 {
+        backend::dynamic_shared_memory()
+    }
 }

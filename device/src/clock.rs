@@ -147,15 +147,16 @@ impl Instant {
     }
 }
 
-/// Nanoseconds from the GPU's global timer (`%globaltimer`), what [`Instant::now`] reads; also
-/// `wait::global_timer_ns`, for timed waits. GPU only.
-///
-/// PTX: `mov.u64 %rd, %globaltimer;`. Neither `pure` nor `nomem`: each call reads the timer
-/// again, and the polls around it stay on their side of the read.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub fn global_timer_ns() -> u64 {
-    backend::global_timer_ns()
+crate::backend::cfg_gpu! {
+    /// Nanoseconds from the GPU's global timer (`%globaltimer`), what [`Instant::now`] reads; also
+    /// `wait::global_timer_ns`, for timed waits. GPU only.
+    ///
+    /// PTX: `mov.u64 %rd, %globaltimer;`. Neither `pure` nor `nomem`: each call reads the timer
+    /// again, and the polls around it stay on their side of the read.
+    #[inline(always)]
+    pub fn global_timer_ns() -> u64 {
+        backend::global_timer_ns()
+    }
 }
 
 /// `d` in nanoseconds, `u64::MAX` for a duration longer than that (about 584 years): what every

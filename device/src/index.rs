@@ -94,9 +94,6 @@
 //! | [`warp_rank`], [`warp_count`], [`lane`] | `mov.u32` of `%tid.*`, `%ntid.*`; `%laneid` | `threadIdx.x / 32` (1-D), `(size + 31) / 32`; `threadIdx.x % 32` |
 //! | `run_grid` (host, feature `warp-emulation`) | none: `std` threads | a launch `<<<grid, block>>>` |
 
-// The nvptx docs (docs.rs) have no host runner to link to.
-#![cfg_attr(target_arch = "nvptx64", allow(rustdoc::broken_intra_doc_links))]
-
 /// This thread's lane in its warp, 0..32 (`%laneid`): [`warp::lane`](crate::warp::lane).
 /// On the GPU the warps of a block are its threads in [`thread_rank`] order, 32 at a time, so
 /// this is `thread_rank() % 32`; so it is under [`run_grid`].
@@ -104,19 +101,11 @@ pub use crate::warp::lane;
 
 use crate::backend::index as backend;
 
-#[cfg(all(
-    any(feature = "warp-emulation", doc),
-    not(target_arch = "nvptx64"),
-    not(loom)
-))]
-pub(crate) mod run;
-#[cfg(all(
-    any(feature = "warp-emulation", doc),
-    not(target_arch = "nvptx64"),
-    not(loom)
-))]
-#[cfg_attr(docsrs, doc(cfg(feature = "warp-emulation")))]
-pub use run::{run_grid, Dim3, KernelPtr, MAX_BLOCK_THREADS, MAX_GRID_THREADS, TIME_LIMIT};
+cfg_warp_emulation_or_doc! {
+    pub(crate) mod run;
+    #[cfg_attr(docsrs, doc(cfg(feature = "warp-emulation")))]
+    pub use run::{run_grid, Dim3, KernelPtr, MAX_BLOCK_THREADS, MAX_GRID_THREADS, TIME_LIMIT};
+}
 
 /// One special register: its `mov.u32` on the GPU, the position's field on the host.
 macro_rules! register {

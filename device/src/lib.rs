@@ -235,7 +235,11 @@ pub mod atomic;
 mod backend;
 pub mod barrier;
 pub mod binary_semaphore;
-pub mod block;
+// The nvptx docs (docs.rs) have no host runner to link to.
+backend::cfg_attr_gpu! {
+    #[allow(rustdoc::broken_intra_doc_links)]
+    pub mod block;
+}
 backend::cfg_gpu! {
     #[cfg(target_feature = "sm_80")]
     pub mod block_barrier;
@@ -256,7 +260,11 @@ pub mod float16;
 backend::cfg_gpu! {
     pub mod grid;
 }
-pub mod index;
+// The nvptx docs (docs.rs) have no host runner to link to.
+backend::cfg_attr_gpu! {
+    #[allow(rustdoc::broken_intra_doc_links)]
+    pub mod index;
+}
 pub mod latch;
 pub mod mutex;
 // The functions exist only in the nvptx build, which is what docs.rs documents; a host build
@@ -283,8 +291,7 @@ pub mod wait;
 pub mod warp;
 
 // The re-exports stay in this order, the GPU-only ones included: the crate page lists them so.
-backend::cfg_gpu! {
-    #[cfg(target_feature = "sm_90")]
+backend::cfg_sm_90! {
     pub use atomic::space::ClusterShared;
 }
 pub use atomic::space::Global;

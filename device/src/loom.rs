@@ -45,6 +45,16 @@ macro_rules! cfg_warp_emulation {
     };
 }
 
+/// Items of the warp emulation that the host docs also show without the feature (`cfg(doc)`,
+/// marked as needing it).
+macro_rules! cfg_warp_emulation_or_doc {
+    ($($item:item)*) => {
+        $crate::backend::cfg_host! {
+            $( #[cfg(all(any(feature = "warp-emulation", doc), not(loom)))] $item )*
+        }
+    };
+}
+
 crate::backend::cfg_host! {
     /// Items for the host when the warp emulation is off (a warp of one).
     macro_rules! cfg_not_warp_emulation {

@@ -94,7 +94,7 @@
 /// caller of these gets an unresolved name, never a link error.
 macro_rules! gpu_only {
     ($($item:item)*) => {
-        $( #[cfg(target_arch = "nvptx64")] $item )*
+        crate::backend::cfg_gpu! { $($item)* }
     };
 }
 

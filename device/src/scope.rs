@@ -73,12 +73,16 @@ macro_rules! scopes {
 scopes! {
     /// Block scope (`.cta`): threads of one thread block (CTA).
     Cta => Cta;
-    /// Cluster scope (`.cluster`): threads of one thread-block cluster. PTX has it from sm_90,
-    /// so on the GPU this type exists only when building for sm_90 or newer.
-    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-    Cluster => Cluster;
     /// Device scope (`.gpu`): all threads of the GPU.
     Gpu => Gpu;
     /// System scope (`.sys`): the GPU, peer GPUs and host threads (mapped or managed memory).
     Sys => Sys;
+}
+
+crate::backend::cfg_sm_90_or_host! {
+    scopes! {
+        /// Cluster scope (`.cluster`): threads of one thread-block cluster. PTX has it from
+        /// sm_90, so on the GPU this type exists only when building for sm_90 or newer.
+        Cluster => Cluster;
+    }
 }

@@ -169,10 +169,11 @@ impl<K: Symbol> SharedStatic<K> {
     }
 }
 
-/// The host backend's storage of a `shared!` variable (host only: the GPU's is `.shared`).
-#[cfg(not(target_arch = "nvptx64"))]
-#[doc(hidden)]
-pub use crate::backend::shared::HostStorage;
+crate::backend::cfg_host! {
+    /// The host backend's storage of a `shared!` variable (host only: the GPU's is `.shared`).
+    #[doc(hidden)]
+    pub use crate::backend::shared::HostStorage;
+}
 
 /// FNV-1a of `s`: the hash in a variable's PTX name.
 #[doc(hidden)]
@@ -292,43 +293,45 @@ macro_rules! shared {
         $vis mod $name {
             /// The variable's symbol.
             pub struct Symbol(());
-            /// The hash in its PTX name.
-            #[cfg(target_arch = "nvptx64")]
-            pub const HASH: u64 = $crate::shared_static::__hash(::core::concat!(
-                ::core::module_path!(), "@", ::core::file!(), ":", ::core::line!(), ":",
-                ::core::column!()));
-            // Size and alignment come from the `Symbol` impl below, which is written where the
-            // type `$t` resolves (the function body or module of the declaration).
-            #[cfg(target_arch = "nvptx64")]
-            ::core::arch::global_asm!(
-                ::core::concat!(".shared .align {align} .b8 ptx_sync_shared_",
-                                ::core::stringify!($name), "_{hash}[{size}];"),
-                align = const <Symbol as $crate::shared_static::Symbol>::ALIGN,
-                size = const <Symbol as $crate::shared_static::Symbol>::SIZE,
-                hash = const HASH,
-            );
+            $crate::__cfg_gpu! {
+                /// The hash in its PTX name.
+                pub const HASH: u64 = $crate::shared_static::__hash(::core::concat!(
+                    ::core::module_path!(), "@", ::core::file!(), ":", ::core::line!(), ":",
+                    ::core::column!()));
+                // Size and alignment come from the `Symbol` impl below, which is written where
+                // the type `$t` resolves (the function body or module of the declaration).
+                ::core::arch::global_asm!(
+                    ::core::concat!(".shared .align {align} .b8 ptx_sync_shared_",
+                                    ::core::stringify!($name), "_{hash}[{size}];"),
+                    align = const <Symbol as $crate::shared_static::Symbol>::ALIGN,
+                    size = const <Symbol as $crate::shared_static::Symbol>::SIZE,
+                    hash = const HASH,
+                );
+            }
         }
         // SAFETY: `address` is the variable declared above, of `$t`'s size and alignment.
         unsafe impl $crate::shared_static::Symbol for $name::Symbol {
             type Target = $t;
             const ALIGN: usize = $crate::shared!(@align [$($a)*] $t);
-            #[cfg(target_arch = "nvptx64")]
-            #[inline(always)]
-            fn address() -> u32 {
-                let a: u32;
-                // SAFETY: the address of a symbol; reads no memory.
-                unsafe {
-                    ::core::arch::asm!(
-                        ::core::concat!("mov.u32 {a}, ptx_sync_shared_", ::core::stringify!($name),
-                                        "_{hash};"),
-                        a = out(reg32) a, hash = const $name::HASH,
-                        options(nostack, nomem, pure))
-                };
-                a
+            $crate::__cfg_gpu! {
+                #[inline(always)]
+                fn address() -> u32 {
+                    let a: u32;
+                    // SAFETY: the address of a symbol; reads no memory.
+                    unsafe {
+                        ::core::arch::asm!(
+                            ::core::concat!("mov.u32 {a}, ptx_sync_shared_",
+                                            ::core::stringify!($name), "_{hash};"),
+                            a = out(reg32) a, hash = const $name::HASH,
+                            options(nostack, nomem, pure))
+                    };
+                    a
+                }
             }
-            #[cfg(not(target_arch = "nvptx64"))]
-            fn host() -> *mut $t {
-                $crate::shared!(@host [$($a)*] $t)
+            $crate::__cfg_host! {
+                fn host() -> *mut $t {
+                    $crate::shared!(@host [$($a)*] $t)
+                }
             }
         }
         $($m)*

@@ -84,14 +84,10 @@
 //! | [`warp`](crate::warp)`::{inclusive_scan_add, exclusive_scan_add}` (any `AddValue`) | `mov.u32 %laneid` and 5 `shfl.sync.idx.b32 .., 0x1f, m` (10 for 64-bit types), over the lanes of `m` only | `cub::WarpScan::{InclusiveSum, ExclusiveSum}`, `cooperative_groups::{inclusive_scan, exclusive_scan}` |
 //! | [`warp`](crate::warp)`::{lanemask_lt, lanemask_le, lanemask_eq, lanemask_ge, lanemask_gt}` | `mov.u32 d, %lanemask_lt` (`_le`, `_eq`, `_ge`, `_gt`) | `cuda::ptx::get_sreg_lanemask_*()`, `cuda::device::lane_mask::{all_less, all_less_equal, this_lane, all_greater_equal, all_greater}()` |
 
-// The host docs show it without the feature too (`cfg(doc)`), marked as needing the feature.
-#[cfg(all(
-    any(feature = "warp-emulation", doc),
-    not(target_arch = "nvptx64"),
-    not(loom)
-))]
-#[cfg_attr(docsrs, doc(cfg(feature = "warp-emulation")))]
-pub mod emulation;
+cfg_warp_emulation_or_doc! {
+    #[cfg_attr(docsrs, doc(cfg(feature = "warp-emulation")))]
+    pub mod emulation;
+}
 
 // Reductions and scans over a mask (`redux.sync` on sm_80+, a shuffle tree otherwise).
 mod reduce;
@@ -379,16 +375,17 @@ pub fn shfl_xor<T: ShuffleValue>(mask: u32, value: T, lane_mask: u32) -> T {
     value.map_words(|w| backend::shfl_bfly(mask, w, lane_mask))
 }
 
-/// True on exactly one non-exited lane of `mask`, the same one every time for the same mask
-/// (`elect.sync _|p, mask`, sm_90 and PTX ISA 8.0; `cuda::ptx::elect_sync(mask)`, what
-/// `cooperative_groups::invoke_one` uses). Which lane the hardware elects is not specified
-/// (the host emulation elects the lowest). Every non-exited lane in `mask`, the caller
-/// included, must call it with the same mask. On every architecture, [`leader`] names the
-/// lowest lane of a mask without waiting.
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-#[inline(always)]
-pub fn elect_one(mask: u32) -> bool {
-    backend::elect_one(mask)
+crate::backend::cfg_sm_90_or_host! {
+    /// True on exactly one non-exited lane of `mask`, the same one every time for the same mask
+    /// (`elect.sync _|p, mask`, sm_90 and PTX ISA 8.0; `cuda::ptx::elect_sync(mask)`, what
+    /// `cooperative_groups::invoke_one` uses). Which lane the hardware elects is not specified
+    /// (the host emulation elects the lowest). Every non-exited lane in `mask`, the caller
+    /// included, must call it with the same mask. On every architecture, [`leader`] names the
+    /// lowest lane of a mask without waiting.
+    #[inline(always)]
+    pub fn elect_one(mask: u32) -> bool {
+        backend::elect_one(mask)
+    }
 }
 
 /// Whether this lane is the lowest lane of `mask` (`mov.u32 %laneid`, compared with the

@@ -238,6 +238,9 @@ fn global_handles_index_and_convert() {
     }
     assert_eq!(g.add(2).generic().cast::<u64>(), words[2..].as_mut_ptr());
     assert_eq!(g.cast::<u64>().add(3).generic(), words[3..].as_mut_ptr());
+    // `Debug` is the pointer's, whatever the pointee (no `T: Debug` bound).
+    let p = words[1..].as_mut_ptr();
+    assert_eq!(format!("{:?}", g.add(1)), format!("Global({p:?})"));
     assert_eq!(words, [1, 2, 3, 4]);
 }
 

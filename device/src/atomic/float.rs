@@ -5,8 +5,9 @@
 //! and `fetch_update` / `update` / `try_update` are compare-exchange loops on the bits: PTX has
 //! no scalar float `atom.min` / `atom.max`.
 
-#[cfg(not(target_arch = "nvptx64"))]
-use super::read_part;
+crate::backend::cfg_host! {
+    use super::read_part;
+}
 use super::update::update_impls;
 use super::waiting::wait_impls;
 use super::{Atomic, AtomicAccess, AtomicAdd, AtomicMinMax, AtomicRedAdd, AtomicValue};
@@ -26,12 +27,6 @@ use core::sync::atomic::Ordering;
 pub(super) unsafe trait Bits: AtomicValue {
     /// The unsigned integer of the same width.
     type Bits: AtomicAccess;
-    /// The bit pattern (for the host's float adds).
-    #[cfg(not(target_arch = "nvptx64"))]
-    fn to_bits(self) -> Self::Bits;
-    /// The value of a bit pattern (for the host's float adds).
-    #[cfg(not(target_arch = "nvptx64"))]
-    fn from_bits(bits: Self::Bits) -> Self;
 }
 
 /// The same location, seen as its bit pattern (for the bit-level operations).
@@ -43,19 +38,27 @@ pub(super) fn bits<T: Bits, S: Scope>(a: &Atomic<T, S>) -> &Atomic<T::Bits, S> {
     unsafe { &*(a as *const Atomic<T, S>).cast::<Atomic<T::Bits, S>>() }
 }
 
-/// Host backend of the float adds: core has no float atomics, so a compare-exchange loop on
-/// the bits that stores `add(old)`.
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-pub(super) fn host_add<T: Bits, S: Scope>(
-    a: &Atomic<T, S>,
-    order: Ordering,
-    add: impl Fn(T) -> T,
-) -> T {
-    let prev = <T::Bits as AtomicAccess>::fetch_update(bits(a), order, read_part(order), |b| {
-        Some(add(T::from_bits(b)).to_bits())
-    });
-    T::from_bits(prev.unwrap_or_else(|b| b))
+crate::backend::cfg_host! {
+    /// A float's bit pattern and back, for the host's float adds (on the GPU, `atom.add` adds
+    /// floats itself).
+    pub(super) trait HostBits: Bits {
+        fn to_bits(self) -> Self::Bits;
+        fn from_bits(bits: Self::Bits) -> Self;
+    }
+
+    /// Host backend of the float adds: core has no float atomics, so a compare-exchange loop on
+    /// the bits that stores `add(old)`.
+    #[inline(always)]
+    pub(super) fn host_add<T: HostBits, S: Scope>(
+        a: &Atomic<T, S>,
+        order: Ordering,
+        add: impl Fn(T) -> T,
+    ) -> T {
+        let prev = <T::Bits as AtomicAccess>::fetch_update(bits(a), order, read_part(order), |b| {
+            Some(add(T::from_bits(b)).to_bits())
+        });
+        T::from_bits(prev.unwrap_or_else(|b| b))
+    }
 }
 
 /// `Bits`, `AtomicAccess` and `AtomicMinMax` of a float type `$t` over its bits `$bits`: every
@@ -66,17 +69,19 @@ macro_rules! float_bits_atomic {
         // loom model of both is the same loom atomic (crate::loom's table).
         unsafe impl Bits for $t {
             type Bits = $bits;
+        }
 
-            #[cfg(not(target_arch = "nvptx64"))]
-            #[inline(always)]
-            fn to_bits(self) -> $bits {
-                $t::to_bits(self)
-            }
+        crate::backend::cfg_host! {
+            impl super::float::HostBits for $t {
+                #[inline(always)]
+                fn to_bits(self) -> $bits {
+                    $t::to_bits(self)
+                }
 
-            #[cfg(not(target_arch = "nvptx64"))]
-            #[inline(always)]
-            fn from_bits(bits: $bits) -> $t {
-                $t::from_bits(bits)
+                #[inline(always)]
+                fn from_bits(bits: $bits) -> $t {
+                    $t::from_bits(bits)
+                }
             }
         }
 

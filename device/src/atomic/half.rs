@@ -42,8 +42,9 @@
 //! than twice the half types' precision plus two bits, so rounding the `f32` sum again to the
 //! half type gives the correctly rounded half sum, as the GPU's `.rn` add does).
 
-#[cfg(not(target_arch = "nvptx64"))]
-use super::float::host_add;
+crate::backend::cfg_host! {
+    use super::float::host_add;
+}
 use super::float::{bits, float_add_api, float_bits_atomic, Bits};
 use super::update::update_impls;
 use super::waiting::wait_impls;
@@ -63,41 +64,38 @@ pub type AtomicF16x2<S> = Atomic<F16x2, S>;
 /// `Atomic<Bf16x2, S>`: two bfloat16 lanes in one 4-byte word (adds need sm_90 on the GPU).
 pub type AtomicBf16x2<S> = Atomic<Bf16x2, S>;
 
-/// Correctly rounded addition of the half types: through `f32` (see the module docs).
-#[cfg(not(target_arch = "nvptx64"))]
-pub(crate) trait AddRn: Copy {
-    fn add_rn(self, other: Self) -> Self;
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-impl AddRn for F16 {
-    #[inline(always)]
-    fn add_rn(self, other: Self) -> Self {
-        F16::from_f32(self.to_f32() + other.to_f32())
+crate::backend::cfg_host! {
+    /// Correctly rounded addition of the half types: through `f32` (see the module docs).
+    pub(crate) trait AddRn: Copy {
+        fn add_rn(self, other: Self) -> Self;
     }
-}
 
-#[cfg(not(target_arch = "nvptx64"))]
-impl AddRn for Bf16 {
-    #[inline(always)]
-    fn add_rn(self, other: Self) -> Self {
-        Bf16::from_f32(self.to_f32() + other.to_f32())
+    impl AddRn for F16 {
+        #[inline(always)]
+        fn add_rn(self, other: Self) -> Self {
+            F16::from_f32(self.to_f32() + other.to_f32())
+        }
     }
-}
 
-#[cfg(not(target_arch = "nvptx64"))]
-impl AddRn for F16x2 {
-    #[inline(always)]
-    fn add_rn(self, other: Self) -> Self {
-        F16x2::new(self.lo().add_rn(other.lo()), self.hi().add_rn(other.hi()))
+    impl AddRn for Bf16 {
+        #[inline(always)]
+        fn add_rn(self, other: Self) -> Self {
+            Bf16::from_f32(self.to_f32() + other.to_f32())
+        }
     }
-}
 
-#[cfg(not(target_arch = "nvptx64"))]
-impl AddRn for Bf16x2 {
-    #[inline(always)]
-    fn add_rn(self, other: Self) -> Self {
-        Bf16x2::new(self.lo().add_rn(other.lo()), self.hi().add_rn(other.hi()))
+    impl AddRn for F16x2 {
+        #[inline(always)]
+        fn add_rn(self, other: Self) -> Self {
+            F16x2::new(self.lo().add_rn(other.lo()), self.hi().add_rn(other.hi()))
+        }
+    }
+
+    impl AddRn for Bf16x2 {
+        #[inline(always)]
+        fn add_rn(self, other: Self) -> Self {
+            Bf16x2::new(self.lo().add_rn(other.lo()), self.hi().add_rn(other.hi()))
+        }
     }
 }
 
@@ -122,21 +120,21 @@ float_add_api!(
     add = |x, v| x.add_rn(v)
 );
 // `atom.add.noftz.bf16` and `.bf16x2` are sm_90 instructions.
-float_add_api!(
-    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-    Bf16,
-    u16,
-    reg16,
-    "add.noftz",
-    "bf16",
-    add = |x, v| x.add_rn(v)
-);
-float_add_api!(
-    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-    Bf16x2,
-    u32,
-    reg32,
-    "add.noftz",
-    "bf16x2",
-    add = |x, v| x.add_rn(v)
-);
+crate::backend::cfg_sm_90_or_host! {
+    float_add_api!(
+        Bf16,
+        u16,
+        reg16,
+        "add.noftz",
+        "bf16",
+        add = |x, v| x.add_rn(v)
+    );
+    float_add_api!(
+        Bf16x2,
+        u32,
+        reg32,
+        "add.noftz",
+        "bf16x2",
+        add = |x, v| x.add_rn(v)
+    );
+}

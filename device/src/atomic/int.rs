@@ -2,8 +2,9 @@
 //! capability traits (`ops.rs`), stamped from one table, and `u32`'s `fetch_inc` / `fetch_dec`.
 //! `usize` and `isize` are 64-bit on nvptx64, so they use the `u64`/`s64` instructions.
 
-#[cfg(not(target_arch = "nvptx64"))]
-use super::read_part;
+crate::backend::cfg_host! {
+    use super::read_part;
+}
 use super::update::update_impls;
 use super::waiting::wait_impls;
 use super::{
@@ -253,22 +254,22 @@ impl<S: Scope> Atomic<u32, S> {
     }
 }
 
-/// `atom.inc.u32`'s update rule (PTX ISA, `atom`).
-#[cfg(not(target_arch = "nvptx64"))]
-const fn inc(old: u32, limit: u32) -> u32 {
-    if old >= limit {
-        0
-    } else {
-        old + 1
+crate::backend::cfg_host! {
+    /// `atom.inc.u32`'s update rule (PTX ISA, `atom`).
+    const fn inc(old: u32, limit: u32) -> u32 {
+        if old >= limit {
+            0
+        } else {
+            old + 1
+        }
     }
-}
 
-/// `atom.dec.u32`'s update rule (PTX ISA, `atom`).
-#[cfg(not(target_arch = "nvptx64"))]
-const fn dec(old: u32, limit: u32) -> u32 {
-    if old == 0 || old > limit {
-        limit
-    } else {
-        old - 1
+    /// `atom.dec.u32`'s update rule (PTX ISA, `atom`).
+    const fn dec(old: u32, limit: u32) -> u32 {
+        if old == 0 || old > limit {
+            limit
+        } else {
+            old - 1
+        }
     }
 }

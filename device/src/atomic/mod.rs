@@ -84,15 +84,16 @@ pub mod small;
 pub mod space;
 mod update;
 cfg_not_loom! {
-    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-    pub mod vector;
+    crate::backend::cfg_sm_90_or_host! {
+        pub mod vector;
+    }
 }
 mod waiting;
 // sm_90 on the GPU; on the host under a lock (wide.rs).
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-mod wide;
-#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-pub use wide::AtomicU128;
+crate::backend::cfg_sm_90_or_host! {
+    mod wide;
+    pub use wide::AtomicU128;
+}
 
 pub use boolean::AtomicBool;
 pub use half::{AtomicBf16, AtomicBf16x2, AtomicF16, AtomicF16x2};
@@ -100,8 +101,9 @@ pub use ops::{AtomicAccess, AtomicAdd, AtomicBitwise, AtomicMinMax, AtomicRed, A
 pub use pointer::AtomicPtr;
 pub use small::{AtomicI16, AtomicI8, AtomicU16, AtomicU8};
 cfg_not_loom! {
-    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-    pub use vector::{AtomicBf16x4, AtomicBf16x8, AtomicF16x4, AtomicF16x8, AtomicF32x2, AtomicF32x4};
+    crate::backend::cfg_sm_90_or_host! {
+        pub use vector::{AtomicBf16x4, AtomicBf16x8, AtomicF16x4, AtomicF16x8, AtomicF32x2, AtomicF32x4};
+    }
 }
 
 use crate::loom::{cell, Cell, Model};
@@ -185,21 +187,14 @@ impl<T: AtomicAccess + core::fmt::Debug, S: Scope> core::fmt::Debug for Atomic<T
     }
 }
 
-/// `Debug` for the types with their own `load` (not [`AtomicAccess`]): as above.
-macro_rules! debug_by_load {
-    ($($(#[$m:meta])* $t:ty),* $(,)?) => {$(
-        $(#[$m])*
-        impl<S: Scope> core::fmt::Debug for Atomic<$t, S> {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                core::fmt::Debug::fmt(&self.load(core::sync::atomic::Ordering::Relaxed), f)
-            }
+crate::backend::cfg_sm_90_or_host! {
+    /// `Debug` for `u128` (its own `load`, not [`AtomicAccess`]'s): as above.
+    impl<S: Scope> core::fmt::Debug for Atomic<u128, S> {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            core::fmt::Debug::fmt(&self.load(core::sync::atomic::Ordering::Relaxed), f)
         }
-    )*};
+    }
 }
-debug_by_load!(
-    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-    u128,
-);
 
 impl<T: AtomicValue, S: Scope> Atomic<T, S> {
     const_fn! {
@@ -213,11 +208,12 @@ impl<T: AtomicValue, S: Scope> Atomic<T, S> {
     }
     }
 
-    /// The host atomic this one's operations run on (core's, or loom's under `--cfg loom`).
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[inline(always)]
-    pub(crate) fn host(&self) -> &T::Host {
-        crate::loom::host::<T>(&self.value)
+    crate::backend::cfg_host! {
+        /// The host atomic this one's operations run on (core's, or loom's under `--cfg loom`).
+        #[inline(always)]
+        pub(crate) fn host(&self) -> &T::Host {
+            crate::loom::host::<T>(&self.value)
+        }
     }
 
     cfg_not_loom! {

@@ -94,11 +94,12 @@ impl<T, S: Scope> AtomicPtr<T, S> {
     }
     }
 
-    /// The host atomic this one's operations run on (core's, or loom's under `--cfg loom`).
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[inline(always)]
-    fn host(&self) -> &crate::loom::atomic::AtomicPtr<T> {
-        crate::loom::host::<*mut T>(&self.value)
+    crate::backend::cfg_host! {
+        /// The host atomic this one's operations run on (core's, or loom's under `--cfg loom`).
+        #[inline(always)]
+        fn host(&self) -> &crate::loom::atomic::AtomicPtr<T> {
+            crate::loom::host::<*mut T>(&self.value)
+        }
     }
 
     /// Loads the pointer. Orders: Relaxed, Acquire, SeqCst (Release and AcqRel panic).
@@ -225,11 +226,12 @@ impl<T, S: Scope> Default for AtomicPtr<T, S> {
 }
 
 // `crate::loom::host` views the cell as core's `AtomicPtr<T>`.
-#[cfg(not(target_arch = "nvptx64"))]
-cfg_not_loom! {
-    const _: () = assert!(
-        core::mem::size_of::<AtomicPtr<u8, crate::Gpu>>() == core::mem::size_of::<*mut u8>()
-            && core::mem::align_of::<core::sync::atomic::AtomicPtr<u8>>()
-                == core::mem::align_of::<*mut u8>()
-    );
+crate::backend::cfg_host! {
+    cfg_not_loom! {
+        const _: () = assert!(
+            core::mem::size_of::<AtomicPtr<u8, crate::Gpu>>() == core::mem::size_of::<*mut u8>()
+                && core::mem::align_of::<core::sync::atomic::AtomicPtr<u8>>()
+                    == core::mem::align_of::<*mut u8>()
+        );
+    }
 }

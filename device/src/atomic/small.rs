@@ -54,8 +54,9 @@
 
 use super::update::update_impls;
 use super::waiting::wait_impls;
-#[cfg(target_arch = "nvptx64")]
-use super::AtomicValue;
+crate::backend::cfg_gpu! {
+    use super::AtomicValue;
+}
 use super::{Atomic, AtomicAccess, AtomicAdd, AtomicBitwise, AtomicMinMax};
 use crate::backend::on_target;
 use crate::order;
@@ -71,148 +72,147 @@ pub type AtomicU16<S> = Atomic<u16, S>;
 /// `Atomic<i16, S>`: see the [`small`](self) module for which operations are emulated.
 pub type AtomicI16<S> = Atomic<i16, S>;
 
-/// The aligned 32-bit word that holds the value at `p`, and the value's bit offset in it
-/// (nvptx is little-endian: the byte at the lowest address is bits 0..8).
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-fn containing_word<T>(p: *mut T) -> (*mut u32, u32) {
-    let offset = p as usize & 3;
-    (
-        p.cast::<u8>().wrapping_sub(offset).cast::<u32>(),
-        offset as u32 * 8,
-    )
-}
-
-/// The lane of `word` at bit `shift`, `mask` wide.
-#[cfg(any(target_arch = "nvptx64", test))]
-#[inline(always)]
-const fn extract(word: u32, shift: u32, mask: u32) -> u32 {
-    (word >> shift) & mask
-}
-
-/// `word` with its lane at `shift` replaced by `lane`, every other bit kept.
-#[cfg(any(target_arch = "nvptx64", test))]
-#[inline(always)]
-const fn splice(word: u32, shift: u32, mask: u32, lane: u32) -> u32 {
-    (word & !(mask << shift)) | ((lane & mask) << shift)
-}
-
-/// A read-modify-write of one lane of `word`: a relaxed first guess, then a compare-and-swap
-/// of the whole word carrying `order`, until no thread changed the word in between. The
-/// successful CAS is the operation (its `.sem` is the order's); the guesses need no order.
-/// Returns the lane's previous bits.
-#[cfg(any(target_arch = "nvptx64", test))]
-#[inline(always)]
-fn lane_rmw<S: Scope>(
-    word: &Atomic<u32, S>,
-    shift: u32,
-    mask: u32,
-    order: Ordering,
-    mut f: impl FnMut(u32) -> u32,
-) -> u32 {
-    let mut old = u32::load(word, Ordering::Relaxed);
-    loop {
-        let lane = extract(old, shift, mask);
-        let new = splice(old, shift, mask, f(lane));
-        match u32::compare_exchange(word, old, new, order, Ordering::Relaxed) {
-            Ok(_) => return lane,
-            Err(actual) => old = actual,
-        }
+crate::backend::cfg_gpu! {
+    /// The aligned 32-bit word that holds the value at `p`, and the value's bit offset in it
+    /// (nvptx is little-endian: the byte at the lowest address is bits 0..8).
+    #[inline(always)]
+    fn containing_word<T>(p: *mut T) -> (*mut u32, u32) {
+        let offset = p as usize & 3;
+        (
+            p.cast::<u8>().wrapping_sub(offset).cast::<u32>(),
+            offset as u32 * 8,
+        )
     }
 }
 
-/// `fetch_update` on one lane of `word`: the first read carries `fetch_order` (so a `None` from
-/// `f` returns a value read with it), each attempt is a CAS of the word with both orders merged.
-/// `f` runs again only when the lane itself changed, not when only a neighbour did.
-#[cfg(any(target_arch = "nvptx64", test))]
-#[inline(always)]
-#[track_caller]
-fn lane_update<S: Scope>(
-    word: &Atomic<u32, S>,
-    shift: u32,
-    mask: u32,
-    set_order: Ordering,
-    fetch_order: Ordering,
-    mut f: impl FnMut(u32) -> Option<u32>,
-) -> Result<u32, u32> {
-    // A Release or AcqRel `fetch_order` panics here, in the load, as core's `fetch_update` does.
-    let mut old = u32::load(word, fetch_order);
-    let mut lane = extract(old, shift, mask);
-    let mut next = match f(lane) {
-        Some(n) => n,
-        None => return Err(lane),
-    };
-    loop {
-        match u32::compare_exchange(
-            word,
-            old,
-            splice(old, shift, mask, next),
-            set_order,
-            fetch_order,
-        ) {
-            Ok(_) => return Ok(lane),
-            Err(actual) => {
-                old = actual;
-                let now = extract(actual, shift, mask);
-                if now != lane {
-                    lane = now;
-                    next = match f(lane) {
-                        Some(n) => n,
-                        None => return Err(lane),
-                    };
+crate::backend::cfg_gpu_or_test! {
+    /// The lane of `word` at bit `shift`, `mask` wide.
+    #[inline(always)]
+    const fn extract(word: u32, shift: u32, mask: u32) -> u32 {
+        (word >> shift) & mask
+    }
+
+    /// `word` with its lane at `shift` replaced by `lane`, every other bit kept.
+    #[inline(always)]
+    const fn splice(word: u32, shift: u32, mask: u32, lane: u32) -> u32 {
+        (word & !(mask << shift)) | ((lane & mask) << shift)
+    }
+
+    /// A read-modify-write of one lane of `word`: a relaxed first guess, then a compare-and-swap
+    /// of the whole word carrying `order`, until no thread changed the word in between. The
+    /// successful CAS is the operation (its `.sem` is the order's); the guesses need no order.
+    /// Returns the lane's previous bits.
+    #[inline(always)]
+    fn lane_rmw<S: Scope>(
+        word: &Atomic<u32, S>,
+        shift: u32,
+        mask: u32,
+        order: Ordering,
+        mut f: impl FnMut(u32) -> u32,
+    ) -> u32 {
+        let mut old = u32::load(word, Ordering::Relaxed);
+        loop {
+            let lane = extract(old, shift, mask);
+            let new = splice(old, shift, mask, f(lane));
+            match u32::compare_exchange(word, old, new, order, Ordering::Relaxed) {
+                Ok(_) => return lane,
+                Err(actual) => old = actual,
+            }
+        }
+    }
+
+    /// `fetch_update` on one lane of `word`: the first read carries `fetch_order` (so a `None` from
+    /// `f` returns a value read with it), each attempt is a CAS of the word with both orders merged.
+    /// `f` runs again only when the lane itself changed, not when only a neighbour did.
+    #[inline(always)]
+    #[track_caller]
+    fn lane_update<S: Scope>(
+        word: &Atomic<u32, S>,
+        shift: u32,
+        mask: u32,
+        set_order: Ordering,
+        fetch_order: Ordering,
+        mut f: impl FnMut(u32) -> Option<u32>,
+    ) -> Result<u32, u32> {
+        // A Release or AcqRel `fetch_order` panics here, in the load, as core's `fetch_update` does.
+        let mut old = u32::load(word, fetch_order);
+        let mut lane = extract(old, shift, mask);
+        let mut next = match f(lane) {
+            Some(n) => n,
+            None => return Err(lane),
+        };
+        loop {
+            match u32::compare_exchange(
+                word,
+                old,
+                splice(old, shift, mask, next),
+                set_order,
+                fetch_order,
+            ) {
+                Ok(_) => return Ok(lane),
+                Err(actual) => {
+                    old = actual;
+                    let now = extract(actual, shift, mask);
+                    if now != lane {
+                        lane = now;
+                        next = match f(lane) {
+                            Some(n) => n,
+                            None => return Err(lane),
+                        };
+                    }
                 }
             }
         }
     }
 }
 
-/// An 8- or 16-bit integer as a lane of its containing 32-bit word (the GPU's word loops).
-#[cfg(target_arch = "nvptx64")]
-trait Narrow: AtomicValue {
-    /// All ones over the value's width, as a `u32` lane mask.
-    const LANE: u32;
-    /// The value in the low bits of a lane.
-    fn from_lane(lane: u32) -> Self;
-    /// The value's bits as a lane (zero-extended).
-    fn to_lane(self) -> u32;
-}
+crate::backend::cfg_gpu! {
+    /// An 8- or 16-bit integer as a lane of its containing 32-bit word (the GPU's word loops).
+    trait Narrow: AtomicValue {
+        /// All ones over the value's width, as a `u32` lane mask.
+        const LANE: u32;
+        /// The value in the low bits of a lane.
+        fn from_lane(lane: u32) -> Self;
+        /// The value's bits as a lane (zero-extended).
+        fn to_lane(self) -> u32;
+    }
 
-/// The containing word of the value `a` holds, and the value's bit offset in it.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-fn word<T: AtomicValue, S: Scope>(a: &Atomic<T, S>) -> (&Atomic<u32, S>, u32) {
-    let (w, shift) = containing_word(a.as_ptr());
-    // SAFETY: the aligned word around a valid value is valid memory of the same kind (the
-    // rule in the module docs and `from_ptr`); it is 4-byte aligned.
-    (unsafe { Atomic::from_ptr(w) }, shift)
-}
+    /// The containing word of the value `a` holds, and the value's bit offset in it.
+    #[inline(always)]
+    fn word<T: AtomicValue, S: Scope>(a: &Atomic<T, S>) -> (&Atomic<u32, S>, u32) {
+        let (w, shift) = containing_word(a.as_ptr());
+        // SAFETY: the aligned word around a valid value is valid memory of the same kind (the
+        // rule in the module docs and `from_ptr`); it is 4-byte aligned.
+        (unsafe { Atomic::from_ptr(w) }, shift)
+    }
 
-/// The emulated read-modify-write: [`lane_rmw`] on the containing word.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-fn rmw<T: Narrow, S: Scope>(a: &Atomic<T, S>, order: Ordering, f: impl Fn(T) -> T) -> T {
-    let (word, shift) = word(a);
-    T::from_lane(lane_rmw(word, shift, T::LANE, order, |x| {
-        f(T::from_lane(x)).to_lane()
-    }))
+    /// The emulated read-modify-write: [`lane_rmw`] on the containing word.
+    #[inline(always)]
+    fn rmw<T: Narrow, S: Scope>(a: &Atomic<T, S>, order: Ordering, f: impl Fn(T) -> T) -> T {
+        let (word, shift) = word(a);
+        T::from_lane(lane_rmw(word, shift, T::LANE, order, |x| {
+            f(T::from_lane(x)).to_lane()
+        }))
+    }
 }
 
 /// The trait impls of one 8/16-bit integer `$t` (unsigned twin `$u`, bit type `$b`):
 /// `cas = native` for `atom.cas.b16`, `cas = word` for the 8-bit word loop.
 macro_rules! small_atomic {
     ($t:ident, $u:ident, $b:literal, cas = $cas:ident) => {
-        #[cfg(target_arch = "nvptx64")]
-        impl Narrow for $t {
-            const LANE: u32 = $u::MAX as u32;
+        crate::backend::cfg_gpu! {
+            impl Narrow for $t {
+                const LANE: u32 = $u::MAX as u32;
 
-            #[inline(always)]
-            fn from_lane(lane: u32) -> $t {
-                lane as $u as $t
-            }
+                #[inline(always)]
+                fn from_lane(lane: u32) -> $t {
+                    lane as $u as $t
+                }
 
-            #[inline(always)]
-            fn to_lane(self) -> u32 {
-                self as $u as u32
+                #[inline(always)]
+                fn to_lane(self) -> u32 {
+                    self as $u as u32
+                }
             }
         }
 

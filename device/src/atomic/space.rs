@@ -54,13 +54,11 @@
 //! handle is an ordinary pointer and the operations are [`Atomic`]'s.
 
 use super::Atomic;
-#[cfg(target_arch = "nvptx64")]
-use crate::backend::address_space::{in_space, SpaceKind};
+use crate::backend::global::GlobalAddr;
 use crate::backend::on_target;
 use crate::order;
 use crate::scope::Scope;
 use crate::shared::Shared;
-use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
 
 /// A `T` in global memory, addressed in the `.global` window (on the host backend: an
@@ -79,13 +77,15 @@ use core::sync::atomic::Ordering;
 /// }
 /// assert_eq!(words, [0, 5]);
 /// ```
-#[derive(Debug)]
 pub struct Global<T> {
-    #[cfg(target_arch = "nvptx64")]
-    addr: u64,
-    #[cfg(not(target_arch = "nvptx64"))]
-    ptr: *mut T,
-    _t: PhantomData<*mut T>,
+    addr: GlobalAddr<T>,
+}
+
+/// The generic address, as a pointer's `Debug` (`Global(0x7f..)`).
+impl<T> core::fmt::Debug for Global<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Global").field(&self.generic()).finish()
+    }
 }
 
 impl<T> Clone for Global<T> {
@@ -94,10 +94,6 @@ impl<T> Clone for Global<T> {
     }
 }
 impl<T> Copy for Global<T> {}
-
-#[cfg(target_arch = "nvptx64")]
-const NOT_GLOBAL: &core::ffi::CStr =
-    c"ptx-sync: Global::from_generic: the pointer is not in global memory\n";
 
 impl<T> Global<T> {
     /// The global location a generic pointer points to (a kernel's pointer argument, device
@@ -117,27 +113,9 @@ impl<T> Global<T> {
     /// (`isspacep.global`); release builds do not check.
     #[inline(always)]
     pub unsafe fn from_generic(p: *mut T) -> Global<T> {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            if cfg!(debug_assertions) && !in_space(p as *const u8, SpaceKind::Global) {
-                crate::debug_trap(NOT_GLOBAL);
-            }
-            let a: u64;
-            // SAFETY: computes an address; reads no memory (`readonly`: the operand is a
-            // pointer, only converted).
-            unsafe {
-                core::arch::asm!("cvta.to.global.u64 {a}, {p};", a = out(reg64) a, p = in(reg64) p,
-                                 options(nostack, readonly, pure))
-            };
-            Global {
-                addr: a,
-                _t: PhantomData,
-            }
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
         Global {
-            ptr: p,
-            _t: PhantomData,
+            // SAFETY: the caller's contract.
+            addr: unsafe { GlobalAddr::from_generic(p) },
         }
     }
 
@@ -152,13 +130,7 @@ impl<T> Global<T> {
     #[inline(always)]
     pub fn add(self, n: usize) -> Global<T> {
         Global {
-            #[cfg(target_arch = "nvptx64")]
-            addr: self
-                .addr
-                .wrapping_add((n * core::mem::size_of::<T>()) as u64),
-            #[cfg(not(target_arch = "nvptx64"))]
-            ptr: self.ptr.wrapping_add(n),
-            _t: PhantomData,
+            addr: self.addr.add(n),
         }
     }
 
@@ -166,19 +138,8 @@ impl<T> Global<T> {
     #[inline(always)]
     pub fn cast<U>(self) -> Global<U> {
         Global {
-            #[cfg(target_arch = "nvptx64")]
-            addr: self.addr,
-            #[cfg(not(target_arch = "nvptx64"))]
-            ptr: self.ptr.cast(),
-            _t: PhantomData,
+            addr: self.addr.cast(),
         }
-    }
-
-    /// The `.global` address. GPU only.
-    #[cfg(target_arch = "nvptx64")]
-    #[inline(always)]
-    pub fn address(self) -> u64 {
-        self.addr
     }
 
     /// The same location as a generic pointer.
@@ -186,151 +147,29 @@ impl<T> Global<T> {
     /// PTX: `cvta.global.u64`. On the host backend: the pointer.
     #[inline(always)]
     pub fn generic(self) -> *mut T {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let p: u64;
-            // SAFETY: computes an address; reads no memory.
-            unsafe {
-                core::arch::asm!("cvta.global.u64 {p}, {a};", p = out(reg64) p, a = in(reg64) self.addr,
-                                 options(nostack, nomem, pure))
-            };
-            p as *mut T
+        self.addr.generic()
+    }
+}
+
+crate::backend::cfg_gpu! {
+    impl<T> Global<T> {
+        /// The `.global` address. GPU only.
+        #[inline(always)]
+        pub fn address(self) -> u64 {
+            self.addr.address()
         }
-        #[cfg(not(target_arch = "nvptx64"))]
-        self.ptr
     }
 }
 
-/// A `T` in the shared memory of some block of this cluster, addressed in the
-/// `.shared::cluster` window (distributed shared memory; sm_90, GPU only). Made with
-/// [`Shared::map`]. A raw pointer: every access is `unsafe`.
-///
-/// The owning block must still be running while others access its shared memory (have every
-/// block of the cluster `cluster::sync()` before it exits), as for `cluster::map_shared`.
-///
-/// ```ignore
-/// use ptx_sync::{block, cluster, shared, Atomic, Cluster, Ordering::Relaxed};
-///
-/// /// Every thread of the cluster counts itself on block 0's counter.
-/// ///
-/// /// # Safety
-/// /// A launch with clusters; `out` holds one `u32` per cluster.
-/// #[unsafe(no_mangle)]
-/// pub unsafe extern "ptx-kernel" fn doc_cluster_shared_count(out: *mut u32) {
-///     shared! { static COUNT: Atomic<u32, Cluster>; }
-///     unsafe {
-///         if cluster::block_rank() == 0 && block::thread_rank() == 0 {
-///             COUNT.as_ptr().write(Atomic::new(0));
-///         }
-///         cluster::sync(); // block 0's zero is visible to the cluster
-///         let count = COUNT.shared().map(0); // mapa.shared::cluster.u32: block 0's copy
-///         count.red_add(1, Relaxed); // red.relaxed.cluster.shared::cluster.add.u32
-///         cluster::sync(); // every add is done (and block 0 stays until then)
-///         if cluster::block_rank() == 0 && block::thread_rank() == 0 {
-///             out.add(cluster::index_x() as usize).write(count.load(Relaxed));
-///         }
-///     }
-/// }
-/// ```
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
-#[derive(Debug)]
-pub struct ClusterShared<T> {
-    addr: u32,
-    _t: PhantomData<*mut T>,
-}
-
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
-impl<T> Clone for ClusterShared<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
-impl<T> Copy for ClusterShared<T> {}
-
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
-impl<T> Shared<T> {
-    /// The same variable in the shared memory of block `rank` of this cluster (sm_90, GPU
-    /// only; `rank` < `cluster::block_count()`): `cluster.map_shared_rank(&x, rank)` of CUDA
-    /// C++, as a `.shared::cluster` address. A `.shared::cta` address is also a
-    /// `.shared::cluster` address of this block (PTX ISA, "Shared memory window"), and `mapa`
-    /// moves it to block `rank`.
-    ///
-    /// PTX: `mapa.shared::cluster.u32 d, a, rank;`
-    #[inline(always)]
-    pub fn map(self, rank: u32) -> ClusterShared<T> {
-        let addr: u32;
-        // SAFETY: computes an address; reads no memory.
-        unsafe {
-            core::arch::asm!("mapa.shared::cluster.u32 {d}, {a}, {r};", d = out(reg32) addr,
-                             a = in(reg32) self.address(), r = in(reg32) rank,
-                             options(nostack, nomem, pure))
+// The host backend's view of a handle: the `Atomic` it points to, whose methods are the
+// host implementation.
+crate::backend::cfg_host! {
+    macro_rules! host_atomic {
+        ($self:ident) => {
+            // SAFETY: the caller's contract of every handle method (a live, aligned atomic).
+            unsafe { &*$self.generic() }
         };
-        ClusterShared {
-            addr,
-            _t: PhantomData,
-        }
     }
-}
-
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
-impl<T> ClusterShared<T> {
-    /// The location `n` elements further on (no check that it stays in bounds).
-    ///
-    /// # Panics
-    ///
-    /// In a debug build on the GPU (overflow checks), panics when `n * size_of::<T>()` overflows
-    /// `usize`, where `pointer::wrapping_add` would wrap; release builds wrap.
-    #[allow(clippy::should_implement_trait)] // named after `pointer::add`, not `ops::Add`
-    #[inline(always)]
-    pub fn add(self, n: usize) -> ClusterShared<T> {
-        ClusterShared {
-            addr: self
-                .addr
-                .wrapping_add((n * core::mem::size_of::<T>()) as u32),
-            _t: PhantomData,
-        }
-    }
-
-    /// The same address as a `U` (no check of `U`'s alignment).
-    #[inline(always)]
-    pub fn cast<U>(self) -> ClusterShared<U> {
-        ClusterShared {
-            addr: self.addr,
-            _t: PhantomData,
-        }
-    }
-
-    /// The `.shared::cluster` address.
-    #[inline(always)]
-    pub fn address(self) -> u32 {
-        self.addr
-    }
-
-    /// The same location as a generic pointer.
-    ///
-    /// PTX: `cvta.shared::cluster.u64`.
-    #[inline(always)]
-    pub fn generic(self) -> *mut T {
-        let p: u64;
-        // SAFETY: computes an address; reads no memory.
-        unsafe {
-            core::arch::asm!("cvt.u64.u32 {p}, {a};\n\tcvta.shared::cluster.u64 {p}, {p};",
-                             p = out(reg64) p, a = in(reg32) self.addr,
-                             options(nostack, nomem, pure))
-        };
-        p as *mut T
-    }
-}
-
-/// The host backend's view of a handle: the `Atomic` it points to, whose methods are the
-/// host implementation.
-#[cfg(not(target_arch = "nvptx64"))]
-macro_rules! host_atomic {
-    ($self:ident) => {
-        // SAFETY: the caller's contract of every handle method (a live, aligned atomic).
-        unsafe { &*$self.generic() }
-    };
 }
 
 /// The shared part of every handle x type: loads, stores, swap and compare-exchange on the
@@ -506,20 +345,6 @@ macro_rules! space_common {
     };
 }
 
-/// `-val` of a float, `wrapping_neg` of an integer: what `fetch_sub` adds.
-#[cfg(target_arch = "nvptx64")]
-macro_rules! space_neg {
-    (f32, $v:expr) => {
-        -$v
-    };
-    (f64, $v:expr) => {
-        -$v
-    };
-    ($t:ident, $v:expr) => {
-        $v.wrapping_neg()
-    };
-}
-
 /// An integer's own bits (for the shared `to_bits`/`from_bits` calls of `space_common!`).
 trait Bits: Sized {
     type B;
@@ -624,20 +449,8 @@ macro_rules! global_doc {
 space_handle!(Shared, "shared::cta", reg32, shared_doc);
 space_handle!(Global, "global", reg64, global_doc);
 
-/// The doc examples' setup for a `ClusterShared` handle (GPU-only: never run as a doctest).
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
-macro_rules! cluster_doc {
-    ($t:ident, $v:literal) => {
-        concat!(
-            "use ptx_sync::{shared, Atomic, Cluster, Ordering::*};\n",
-            "shared! { static A: Atomic<",
-            stringify!($t),
-            ", Cluster>; }\n",
-            "// Block 0 of the cluster initializes its own, then `cluster::sync()`.\n",
-            "let a = A.shared().map(0); // block 0's variable"
-        )
-    };
+// Distributed shared memory exists on sm_90 GPUs only.
+crate::backend::cfg_sm_90! {
+    mod cluster_shared;
+    pub use cluster_shared::ClusterShared;
 }
-
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
-space_handle!(ClusterShared, "shared::cluster", reg32, cluster_doc);

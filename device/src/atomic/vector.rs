@@ -65,18 +65,13 @@ use core::sync::atomic::Ordering;
 /// emit nothing.
 #[inline(always)]
 fn debug_check_global<T: ?Sized>(object: &T) {
-    #[cfg(target_arch = "nvptx64")]
-    if cfg!(debug_assertions) {
-        let p = object as *const T as *const u8;
-        if !crate::backend::address_space::in_space(p, crate::backend::address_space::SpaceKind::Global) {
-            crate::debug_trap(
-                c"ptx-sync: a vector atomic (AtomicF32x2/x4, AtomicF16x4/x8, AtomicBf16x4/x8) \
-                  outside global memory: PTX vector atom/red exist for .global only\n",
-            );
-        }
+    if cfg!(debug_assertions) && !crate::backend::check::is_global(object as *const T as *const u8)
+    {
+        crate::debug_trap(
+            c"ptx-sync: a vector atomic (AtomicF32x2/x4, AtomicF16x4/x8, AtomicBf16x4/x8) \
+              outside global memory: PTX vector atom/red exist for .global only\n",
+        );
     }
-    #[cfg(not(target_arch = "nvptx64"))]
-    let _ = object;
 }
 
 macro_rules! vector_common {

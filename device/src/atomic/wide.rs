@@ -163,105 +163,106 @@ impl<S: Scope> Atomic<u128, S> {
 /// }
 /// ```
 pub type AtomicU128<S> = Atomic<u128, S>;
+crate::backend::cfg_host! {
 
-/// The host's 128-bit atomics: a lock per operation (see [`AtomicU128`]).
-#[cfg(not(target_arch = "nvptx64"))]
-mod host {
-    use super::Atomic;
-    use crate::loom::atomic::{fence, AtomicBool};
-    use crate::scope::Scope;
-    use core::sync::atomic::Ordering::{self, *};
+    /// The host's 128-bit atomics: a lock per operation (see [`AtomicU128`]).
+    mod host {
+        use super::Atomic;
+        use crate::loom::atomic::{fence, AtomicBool};
+        use crate::scope::Scope;
+        use core::sync::atomic::Ordering::{self, *};
 
-    /// The previous value; `new` replaces it when it is `current`. Under the lock, fenced as
-    /// `SeqCst` when either order is.
-    pub(super) fn compare_exchange<S: Scope>(
-        a: &Atomic<u128, S>,
-        current: u128,
-        new: u128,
-        success: Ordering,
-        failure: Ordering,
-    ) -> u128 {
-        let order = if failure == SeqCst { SeqCst } else { success };
-        locked(a, order, |v| {
-            let prev = *v;
-            if prev == current {
-                *v = new;
+        /// The previous value; `new` replaces it when it is `current`. Under the lock, fenced as
+        /// `SeqCst` when either order is.
+        pub(super) fn compare_exchange<S: Scope>(
+            a: &Atomic<u128, S>,
+            current: u128,
+            new: u128,
+            success: Ordering,
+            failure: Ordering,
+        ) -> u128 {
+            let order = if failure == SeqCst { SeqCst } else { success };
+            locked(a, order, |v| {
+                let prev = *v;
+                if prev == current {
+                    *v = new;
+                }
+                prev
+            })
+        }
+
+        /// Runs `f` on the value with its lock held: the lock taken by an acquire
+        /// compare-exchange, released by a release store, so every critical section on one
+        /// location synchronizes with the ones before it. `SeqCst` adds a `fence(SeqCst)` on
+        /// either side (libatomic's pre and post barriers).
+        #[inline]
+        pub(super) fn locked<S: Scope, R>(
+            a: &Atomic<u128, S>,
+            order: Ordering,
+            f: impl FnOnce(&mut u128) -> R,
+        ) -> R {
+            if order == SeqCst {
+                fence(SeqCst);
             }
-            prev
-        })
-    }
-
-    /// Runs `f` on the value with its lock held: the lock taken by an acquire
-    /// compare-exchange, released by a release store, so every critical section on one
-    /// location synchronizes with the ones before it. `SeqCst` adds a `fence(SeqCst)` on
-    /// either side (libatomic's pre and post barriers).
-    #[inline]
-    pub(super) fn locked<S: Scope, R>(
-        a: &Atomic<u128, S>,
-        order: Ordering,
-        f: impl FnOnce(&mut u128) -> R,
-    ) -> R {
-        if order == SeqCst {
-            fence(SeqCst);
-        }
-        let lock = lock_of(a);
-        while lock
-            .compare_exchange_weak(false, true, Acquire, Relaxed)
-            .is_err()
-        {
-            // Wait with loads, not exchanges, so the holder's line is not stolen on every
-            // poll; a pause yields to the holder where threads outnumber cores (and to loom).
-            while lock.load(Relaxed) {
-                crate::loom::pause(64);
+            let lock = lock_of(a);
+            while lock
+                .compare_exchange_weak(false, true, Acquire, Relaxed)
+                .is_err()
+            {
+                // Wait with loads, not exchanges, so the holder's line is not stolen on every
+                // poll; a pause yields to the holder where threads outnumber cores (and to loom).
+                while lock.load(Relaxed) {
+                    crate::loom::pause(64);
+                }
             }
+            let r = with_value(a, f);
+            lock.store(false, Release);
+            if order == SeqCst {
+                fence(SeqCst);
+            }
+            r
         }
-        let r = with_value(a, f);
-        lock.store(false, Release);
-        if order == SeqCst {
-            fence(SeqCst);
+
+        /// The locks, one per 128-byte line so that threads on different locks do not share a
+        /// line; 64 of them, as libatomic.
+        #[cfg(not(loom))]
+        static LOCKS: [crate::CachePadded<AtomicBool>; 64] =
+            [const { crate::CachePadded::new(AtomicBool::new(false)) }; 64];
+
+        /// The lock of `a`'s address: the same address always maps to the same lock.
+        #[cfg(not(loom))]
+        #[inline]
+        fn lock_of<S: Scope>(a: &Atomic<u128, S>) -> &'static AtomicBool {
+            let line = a.as_ptr() as usize >> 4;
+            // Fibonacci hashing spreads neighbouring values (an array of them) over the locks.
+            let i = line.wrapping_mul(0x9e37_79b9_7f4a_7c15_u64 as usize) >> (usize::BITS - 6);
+            &LOCKS[i]
         }
-        r
-    }
 
-    /// The locks, one per 128-byte line so that threads on different locks do not share a
-    /// line; 64 of them, as libatomic.
-    #[cfg(not(loom))]
-    static LOCKS: [crate::CachePadded<AtomicBool>; 64] =
-        [const { crate::CachePadded::new(AtomicBool::new(false)) }; 64];
+        /// Under loom, each atomic's own lock word.
+        #[cfg(loom)]
+        #[inline]
+        fn lock_of<S: Scope>(a: &Atomic<u128, S>) -> &AtomicBool {
+            &a.host().lock
+        }
 
-    /// The lock of `a`'s address: the same address always maps to the same lock.
-    #[cfg(not(loom))]
-    #[inline]
-    fn lock_of<S: Scope>(a: &Atomic<u128, S>) -> &'static AtomicBool {
-        let line = a.as_ptr() as usize >> 4;
-        // Fibonacci hashing spreads neighbouring values (an array of them) over the locks.
-        let i = line.wrapping_mul(0x9e37_79b9_7f4a_7c15_u64 as usize) >> (usize::BITS - 6);
-        &LOCKS[i]
-    }
+        /// `f` on the value; the caller holds its lock.
+        #[cfg(not(loom))]
+        #[inline]
+        fn with_value<S: Scope, R>(a: &Atomic<u128, S>, f: impl FnOnce(&mut u128) -> R) -> R {
+            // SAFETY: the value is valid and aligned (the type invariant), and every access to it
+            // is one of these critical sections, under the lock this thread holds: no other
+            // reference to it exists until the lock is released.
+            f(unsafe { &mut *a.as_ptr() })
+        }
 
-    /// Under loom, each atomic's own lock word.
-    #[cfg(loom)]
-    #[inline]
-    fn lock_of<S: Scope>(a: &Atomic<u128, S>) -> &AtomicBool {
-        &a.host().lock
-    }
-
-    /// `f` on the value; the caller holds its lock.
-    #[cfg(not(loom))]
-    #[inline]
-    fn with_value<S: Scope, R>(a: &Atomic<u128, S>, f: impl FnOnce(&mut u128) -> R) -> R {
-        // SAFETY: the value is valid and aligned (the type invariant), and every access to it
-        // is one of these critical sections, under the lock this thread holds: no other
-        // reference to it exists until the lock is released.
-        f(unsafe { &mut *a.as_ptr() })
-    }
-
-    /// `f` on the value; the caller holds its lock. Loom's `UnsafeCell` reports an access
-    /// the lock fails to order.
-    #[cfg(loom)]
-    #[inline]
-    fn with_value<S: Scope, R>(a: &Atomic<u128, S>, f: impl FnOnce(&mut u128) -> R) -> R {
-        // SAFETY: as in the non-loom version; loom checks it.
-        a.host().value.with_mut(|p| f(unsafe { &mut *p }))
+        /// `f` on the value; the caller holds its lock. Loom's `UnsafeCell` reports an access
+        /// the lock fails to order.
+        #[cfg(loom)]
+        #[inline]
+        fn with_value<S: Scope, R>(a: &Atomic<u128, S>, f: impl FnOnce(&mut u128) -> R) -> R {
+            // SAFETY: as in the non-loom version; loom checks it.
+            a.host().value.with_mut(|p| f(unsafe { &mut *p }))
+        }
     }
 }

@@ -45,6 +45,28 @@ macro_rules! cfg_gpu {
 }
 pub(crate) use cfg_gpu;
 
+/// Items of the GPU build that the host compiles for its unit tests only (algorithms the GPU
+/// bodies share, tested with host threads).
+macro_rules! cfg_gpu_or_test {
+    ($($item:item)*) => { $( #[cfg(any(target_arch = "nvptx64", test))] $item )* };
+}
+pub(crate) use cfg_gpu_or_test;
+
+/// `cfg_gpu!` for the crate's exported macros (`shared!`), whose expansion in the user's crate
+/// is built for the same target as this crate.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cfg_gpu {
+    ($($item:item)*) => { $( #[cfg(target_arch = "nvptx64")] $item )* };
+}
+
+/// `cfg_host!` for the crate's exported macros.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cfg_host {
+    ($($item:item)*) => { $( #[cfg(not(target_arch = "nvptx64"))] $item )* };
+}
+
 /// Items of the host build only.
 macro_rules! cfg_host {
     ($($item:item)*) => { $( #[cfg(not(target_arch = "nvptx64"))] $item )* };
@@ -58,6 +80,22 @@ macro_rules! cfg_attr_host {
     };
 }
 pub(crate) use cfg_attr_host;
+
+/// `$attr` on each item in the GPU build only.
+macro_rules! cfg_attr_gpu {
+    (#[$attr:meta] $($item:item)*) => {
+        $( #[cfg_attr(target_arch = "nvptx64", $attr)] $item )*
+    };
+}
+pub(crate) use cfg_attr_gpu;
+
+/// Items of sm_90 GPUs only (distributed shared memory, `.cluster` hardware).
+macro_rules! cfg_sm_90 {
+    ($($item:item)*) => {
+        $( #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))] $item )*
+    };
+}
+pub(crate) use cfg_sm_90;
 
 /// Items of sm_90 GPUs, and of the host, whose one scope (the whole system) stands for every
 /// GPU scope, `.cluster` included.

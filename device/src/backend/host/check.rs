@@ -36,6 +36,15 @@ pub(crate) fn debug_trap(message: &'static core::ffi::CStr) -> ! {
     );
 }
 
+// The vector atomics' check (no vector atomics under loom).
+cfg_not_loom! {
+    /// Host memory is all one space: every pointer stands for global memory.
+    #[inline(always)]
+    pub(crate) fn is_global(_p: *const u8) -> bool {
+        true
+    }
+}
+
 /// A host thread has no local memory that atomics refuse.
 #[inline(always)]
 pub(crate) fn is_local(_p: *const u8) -> bool {

@@ -5,6 +5,7 @@ pub(crate) mod block;
 pub(crate) mod check;
 pub(crate) mod clock;
 pub(crate) mod fence;
+pub(crate) mod global;
 pub(crate) mod index;
 #[cfg(feature = "nvshmem")]
 pub(crate) mod nvshmem;

@@ -26,7 +26,7 @@
 //! or the relaxed form (stores and `red`).
 
 pub(crate) mod space;
-pub(crate) use space::{space_atom, space_cas, space_ld, space_red, space_st};
+pub(crate) use space::{space_atom, space_cas, space_ld, space_neg, space_red, space_st};
 // `.b128` and vector `atom`/`red` are sm_90 instructions.
 #[cfg(target_feature = "sm_90")]
 pub(crate) mod vector;

@@ -51,6 +51,13 @@ pub(crate) fn debug_trap(message: &'static core::ffi::CStr) -> ! {
     unsafe { print_and_trap(message.as_ptr().cast()) }
 }
 
+/// `isspacep.global`: whether `p` is in global memory (the vector atomics' check, sm_90).
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub(crate) fn is_global(p: *const u8) -> bool {
+    super::address_space::in_space(p, super::address_space::SpaceKind::Global)
+}
+
 /// `isspacep.local`: whether `p` is in the thread's local memory.
 #[inline(always)]
 pub(crate) fn is_local(p: *const u8) -> bool {
