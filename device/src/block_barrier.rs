@@ -53,6 +53,7 @@
 //! | `BlockBarrier::arrive_n(n)` (GPU only): one arrival for `n` threads, e.g. a warp's | sm_90: `mbarrier.arrive.release.cta.shared::cta.b64 state, [addr], n`; sm_80: `mbarrier.arrive.noComplete.shared.b64` of `n - 1`, then `mbarrier.arrive.shared.b64` | `barrier<thread_scope_block>::arrive(update)`, `cuda::ptx::mbarrier_arrive(addr, count)` |
 //! | `BlockBarrier::{expect_tx, arrive_expect_tx, complete_tx}` (sm_90, GPU only) | `mbarrier.expect_tx.relaxed.cta.shared::cta.b64`, `mbarrier.arrive.expect_tx.release.cta.shared::cta.b64`, `mbarrier.complete_tx.relaxed.cta.shared::cta.b64` | `cuda::device::barrier_expect_tx`, `barrier_arrive_tx(bar, 1, bytes)` |
 
+use crate::backend::mbarrier;
 use core::cell::UnsafeCell;
 
 /// The most arrivals an `mbarrier` expects (PTX ISA, "Contents of the mbarrier object": the
@@ -215,11 +216,7 @@ impl BlockBarrier {
         );
         self.debug_check_shared();
         // SAFETY: `self` is in shared memory (constructor contract).
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; mbarrier.init.shared.b64 [s], {n}; }}",
-                p = in(reg64) self.state.get(), n = in(reg32) count, options(nostack))
-        }
+        unsafe { mbarrier::init(self.state.get(), count) }
     }
 
     /// Arrives at the current phase; returns its token. Debug builds trap with a message when
@@ -272,14 +269,8 @@ impl BlockBarrier {
     #[inline(always)]
     pub fn arrive(&self) -> BlockToken {
         self.debug_check_shared();
-        let t: u64;
         // SAFETY: as in `init`.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; mbarrier.arrive.shared.b64 {t}, [s]; }}",
-                p = in(reg64) self.state.get(), t = out(reg64) t, options(nostack))
-        }
-        BlockToken(t)
+        BlockToken(unsafe { mbarrier::arrive(self.state.get()) })
     }
 
     /// Arrives `n` times at once, for `n` threads: one lane can arrive for its whole warp
@@ -352,28 +343,15 @@ impl BlockBarrier {
         self.debug_check_shared();
         #[cfg(target_feature = "sm_90")]
         {
-            let t: u64;
             // SAFETY: as in `init`.
-            unsafe {
-                core::arch::asm!(
-                    "{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; \
-                     mbarrier.arrive.release.cta.shared::cta.b64 {t}, [s], {n}; }}",
-                    p = in(reg64) self.state.get(), n = in(reg32) n, t = out(reg64) t,
-                    options(nostack))
-            }
-            BlockToken(t)
+            BlockToken(unsafe { mbarrier::arrive_n(self.state.get(), n) })
         }
         #[cfg(not(target_feature = "sm_90"))]
         {
             if n > 1 {
                 // SAFETY: as in `init`. The phase still waits for this thread's last arrival,
                 // so this one cannot complete it (`.noComplete` requires that).
-                unsafe {
-                    core::arch::asm!(
-                        "{{ .reg .b64 s, t; cvta.to.shared.u64 s, {p}; \
-                         mbarrier.arrive.noComplete.shared.b64 t, [s], {n}; }}",
-                        p = in(reg64) self.state.get(), n = in(reg32) n - 1, options(nostack))
-                }
+                unsafe { mbarrier::arrive_no_complete(self.state.get(), n - 1) }
             }
             self.arrive()
         }
@@ -391,11 +369,7 @@ impl BlockBarrier {
     pub fn arrive_and_drop(&self) {
         self.debug_check_shared();
         // SAFETY: as in `init`.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .b64 s, t; cvta.to.shared.u64 s, {p}; mbarrier.arrive_drop.shared.b64 t, [s]; }}",
-                p = in(reg64) self.state.get(), options(nostack))
-        }
+        unsafe { mbarrier::arrive_drop(self.state.get()) }
     }
 
     /// Whether the phase of `token` has completed (acquire on success); never waits.
@@ -403,16 +377,8 @@ impl BlockBarrier {
     /// PTX: `mbarrier.test_wait.shared.b64`.
     #[inline(always)]
     pub fn test_wait(&self, token: &BlockToken) -> bool {
-        let done: u32;
         // SAFETY: as in `init`.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .b64 s; .reg .pred p; cvta.to.shared.u64 s, {p}; \
-                 mbarrier.test_wait.shared.b64 p, [s], {t}; selp.u32 {d}, 1, 0, p; }}",
-                p = in(reg64) self.state.get(), t = in(reg64) token.0, d = out(reg32) done,
-                options(nostack))
-        }
-        done != 0
+        unsafe { mbarrier::test_wait(self.state.get(), token.0) }
     }
 
     /// Waits until the phase of `token` has completed. On sm_90 this is `mbarrier.try_wait`,
@@ -457,17 +423,10 @@ impl BlockBarrier {
     /// ```
     #[inline(always)]
     pub fn wait(&self, token: BlockToken) {
-        // The label sits inside the asm's own `{ }` block, where PTX scopes it: copies of this
-        // asm in one kernel do not clash (checked with ptxas).
         #[cfg(target_feature = "sm_90")]
-        #[allow(named_asm_labels)]
         // SAFETY: as in `init`.
         unsafe {
-            core::arch::asm!(
-                "{{ .reg .b64 s; .reg .pred p; cvta.to.shared.u64 s, {p}; \
-                 ptx_sync_bb_wait: mbarrier.try_wait.shared.b64 p, [s], {t}; \
-                 @!p bra ptx_sync_bb_wait; }}",
-                p = in(reg64) self.state.get(), t = in(reg64) token.0, options(nostack))
+            mbarrier::wait(self.state.get(), token.0)
         }
         #[cfg(not(target_feature = "sm_90"))]
         while !self.test_wait(&token) {}

@@ -65,6 +65,7 @@
 //! | `bulk::{copy_global_to_shared, fence_proxy_async_shared, fence_proxy_async}` (sm_90, GPU only) | `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`, `fence.proxy.async.shared::cta`, `fence.proxy.async` | `cuda::device::memcpy_async_tx`, `cuda::ptx::fence_proxy_async` |
 
 use crate::backend::address_space::{in_space, SpaceKind};
+use crate::backend::bulk;
 use crate::shared::Shared;
 use crate::BlockBarrier;
 
@@ -145,14 +146,14 @@ pub unsafe fn copy_global_to_shared<T>(
             crate::debug_trap(BAR_SPACE);
         }
     }
-    // SAFETY: the caller's contract. Not `nomem`: the copy writes `dst` (asynchronously; the
-    // wait that observes it is itself a memory clobber, so no read of `dst` moves above it).
+    // SAFETY: the caller's contract.
     unsafe {
-        core::arch::asm!(
-            "{{ .reg .b64 g; cvta.to.global.u64 g, {src}; \
-             cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{dst}], [g], {n}, [{bar}]; }}",
-            src = in(reg64) src as u64, dst = in(reg32) dst.address(), n = in(reg32) bytes,
-            bar = in(reg32) barrier.shared_address(), options(nostack))
+        bulk::copy_global_to_shared(
+            dst.address(),
+            src as u64,
+            bytes,
+            barrier.shared_address(),
+        )
     }
 }
 
@@ -164,8 +165,7 @@ pub unsafe fn copy_global_to_shared<T>(
 /// PTX: `fence.proxy.async.shared::cta;` (CUTLASS's `fence_view_async_shared`).
 #[inline(always)]
 pub fn fence_proxy_async_shared() {
-    // SAFETY: no operands; not `nomem`, so also a compiler barrier.
-    unsafe { core::arch::asm!("fence.proxy.async.shared::cta;", options(nostack)) }
+    bulk::fence_proxy_async_shared()
 }
 
 /// As [`fence_proxy_async_shared`], for every state space: for a global source the kernel
@@ -174,6 +174,5 @@ pub fn fence_proxy_async_shared() {
 /// PTX: `fence.proxy.async;`.
 #[inline(always)]
 pub fn fence_proxy_async() {
-    // SAFETY: as in `fence_proxy_async_shared`.
-    unsafe { core::arch::asm!("fence.proxy.async;", options(nostack)) }
+    bulk::fence_proxy_async()
 }

@@ -42,6 +42,7 @@
 //! |------|--------------|--------------------|
 //! | `cluster::{sync, arrive, arrive_relaxed, wait, map_shared, block_rank, block_count, index_x}` (sm_90, GPU only) | `barrier.cluster.arrive.release` / `.relaxed`, `barrier.cluster.wait.acquire`, `mapa.u64`, `%cluster_ctarank`, `%cluster_nctarank`, `%clusterid.x` | `cooperative_groups::this_cluster()`: `sync()`, `barrier_arrive()`, `barrier_wait()`, `map_shared_rank()`, `block_rank()`, `num_blocks()` |
 
+use crate::backend::cluster as backend;
 use crate::backend::special_register::special_register;
 
 /// Waits until every thread of the cluster has arrived (`arrive` then `wait`).
@@ -54,23 +55,20 @@ pub fn sync() {
 /// Arrives at the cluster barrier without waiting. PTX: `barrier.cluster.arrive.release`.
 #[inline(always)]
 pub fn arrive() {
-    // SAFETY: no operands; not `nomem`, so also a compiler barrier.
-    unsafe { core::arch::asm!("barrier.cluster.arrive.release;", options(nostack)) }
+    backend::arrive()
 }
 
 /// Arrives without ordering memory (`barrier.cluster.arrive.relaxed`): for a phase that only
 /// needs to know that everyone got there.
 #[inline(always)]
 pub fn arrive_relaxed() {
-    // SAFETY: as in `arrive`.
-    unsafe { core::arch::asm!("barrier.cluster.arrive.relaxed;", options(nostack)) }
+    backend::arrive_relaxed()
 }
 
 /// Waits for the current phase of the cluster barrier. PTX: `barrier.cluster.wait.acquire`.
 #[inline(always)]
 pub fn wait() {
-    // SAFETY: as in `arrive`.
-    unsafe { core::arch::asm!("barrier.cluster.wait.acquire;", options(nostack)) }
+    backend::wait()
 }
 
 special_register!(
@@ -90,11 +88,5 @@ special_register!(
 /// `ptr` is a generic address of this block's shared memory and `rank < block_count()`.
 #[inline(always)]
 pub unsafe fn map_shared<T>(ptr: *mut T, rank: u32) -> *mut T {
-    let out: u64;
-    // SAFETY: computes an address (the caller's contract).
-    unsafe {
-        core::arch::asm!("mapa.u64 {o}, {p}, {r};", o = out(reg64) out, p = in(reg64) ptr as u64,
-                         r = in(reg32) rank, options(nostack, nomem, pure))
-    };
-    out as *mut T
+    backend::map_shared(ptr as u64, rank) as *mut T
 }

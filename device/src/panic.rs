@@ -75,16 +75,12 @@ pub fn report_panic(info: &PanicInfo) -> ! {
         ),
         None => write!(report, "panicked: {}", info.message()),
     };
-    extern "C" {
-        // CUDA's device-side printf (see `debug_trap`): the arguments are a buffer of
-        // naturally aligned values, here one pointer to the NUL-terminated report.
-        fn vprintf(format: *const u8, args: *const u8) -> i32;
-    }
+    // `vprintf`'s arguments are a buffer of naturally aligned values, here one pointer to the
+    // NUL-terminated report.
     let args: [*const u8; 1] = [report.bytes.as_ptr()];
     // SAFETY: `%s` with one string argument, laid out as vprintf reads it, NUL-terminated
     // (`write_str` never writes the buffer's last byte, which starts as 0).
     unsafe {
-        vprintf(c"%s\n".as_ptr().cast(), args.as_ptr().cast());
-        core::arch::asm!("trap;", options(noreturn, nostack));
+        crate::backend::check::vprintf_and_trap(c"%s\n".as_ptr().cast(), args.as_ptr().cast())
     }
 }

@@ -2,7 +2,10 @@
 //!
 //! Two ways in. A module of operations that exist on both targets with the same signatures
 //! (`backend::warp`) comes from `ptx/` on nvptx and from `host/` elsewhere, and the primitives
-//! call it without naming a target.
+//! call it without naming a target. `ptx/` alone has the instructions of the GPU-only
+//! primitives (`mbarrier` for `BlockBarrier`, `bulk`, `cluster`), which only GPU builds call.
+//! Every `asm!` of the crate is under `ptx/`, but for the two that `shared!` expands in the
+//! user's crate.
 //!
 //! The other: an atomic method names both bodies, `on_target!(sem = order::rmw(order); gpu:
 //! .., host: ..)`. On nvptx the GPU body runs: a table of `ptx/atomic.rs` turns `sem` and the

@@ -22,6 +22,7 @@
 //! times out has acquired nothing.
 
 use super::{BlockBarrier, BlockToken};
+use crate::backend::mbarrier;
 use crate::clock::Instant;
 use crate::wait::{Deadline, TimedOut};
 use core::time::Duration;
@@ -52,17 +53,8 @@ impl BlockBarrier {
     /// ```
     #[inline(always)]
     pub fn try_wait_parity(&self, parity: bool) -> bool {
-        let done: u32;
-        // SAFETY: `self` is in this block's shared memory (`from_ptr`'s contract). Not `nomem`:
-        // an acquire, which must stay before the accesses that follow it.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .b64 s; .reg .pred p; cvta.to.shared.u64 s, {p}; \
-                 mbarrier.test_wait.parity.shared.b64 p, [s], {q}; selp.u32 {d}, 1, 0, p; }}",
-                p = in(reg64) self.state.get(), q = in(reg32) parity as u32, d = out(reg32) done,
-                options(nostack))
-        }
-        done != 0
+        // SAFETY: `self` is in this block's shared memory (`from_ptr`'s contract).
+        unsafe { mbarrier::test_wait_parity(self.state.get(), parity) }
     }
 
     /// Waits until the phase of parity `parity` has completed (libcu++: `wait_parity`). On
@@ -197,23 +189,8 @@ impl BlockBarrier {
     #[cfg(target_feature = "sm_90")]
     #[inline(always)]
     fn try_wait_suspending(&self, token: &BlockToken, hint: Option<u32>) -> bool {
-        let done: u32;
         // SAFETY: as in `try_wait_parity`.
-        unsafe {
-            match hint {
-                Some(ns) => core::arch::asm!(
-                    "{{ .reg .b64 s; .reg .pred p; cvta.to.shared.u64 s, {p}; \
-                     mbarrier.try_wait.shared.b64 p, [s], {t}, {h}; selp.u32 {d}, 1, 0, p; }}",
-                    p = in(reg64) self.state.get(), t = in(reg64) token.0, h = in(reg32) ns,
-                    d = out(reg32) done, options(nostack)),
-                None => core::arch::asm!(
-                    "{{ .reg .b64 s; .reg .pred p; cvta.to.shared.u64 s, {p}; \
-                     mbarrier.try_wait.shared.b64 p, [s], {t}; selp.u32 {d}, 1, 0, p; }}",
-                    p = in(reg64) self.state.get(), t = in(reg64) token.0,
-                    d = out(reg32) done, options(nostack)),
-            }
-        }
-        done != 0
+        unsafe { mbarrier::try_wait(self.state.get(), token.0, hint) }
     }
 
     #[cfg(not(target_feature = "sm_90"))]
@@ -226,23 +203,8 @@ impl BlockBarrier {
     #[cfg(target_feature = "sm_90")]
     #[inline(always)]
     fn try_wait_parity_suspending(&self, parity: bool, hint: Option<u32>) -> bool {
-        let done: u32;
         // SAFETY: as in `try_wait_parity`.
-        unsafe {
-            match hint {
-                Some(ns) => core::arch::asm!(
-                    "{{ .reg .b64 s; .reg .pred p; cvta.to.shared.u64 s, {p}; \
-                     mbarrier.try_wait.parity.shared.b64 p, [s], {q}, {h}; selp.u32 {d}, 1, 0, p; }}",
-                    p = in(reg64) self.state.get(), q = in(reg32) parity as u32, h = in(reg32) ns,
-                    d = out(reg32) done, options(nostack)),
-                None => core::arch::asm!(
-                    "{{ .reg .b64 s; .reg .pred p; cvta.to.shared.u64 s, {p}; \
-                     mbarrier.try_wait.parity.shared.b64 p, [s], {q}; selp.u32 {d}, 1, 0, p; }}",
-                    p = in(reg64) self.state.get(), q = in(reg32) parity as u32,
-                    d = out(reg32) done, options(nostack)),
-            }
-        }
-        done != 0
+        unsafe { mbarrier::try_wait_parity(self.state.get(), parity, hint) }
     }
 
     #[cfg(not(target_feature = "sm_90"))]

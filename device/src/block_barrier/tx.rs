@@ -17,6 +17,7 @@
 //! at that arrival.
 
 use super::{BlockBarrier, BlockToken};
+use crate::backend::mbarrier;
 
 /// The largest tx-count an `mbarrier` holds (PTX ISA, "Contents of the mbarrier object").
 pub(crate) const MAX_TX_COUNT: u32 = (1 << 20) - 1;
@@ -81,12 +82,7 @@ impl BlockBarrier {
         self.debug_check_shared();
         // SAFETY: `self` is in this block's shared memory (`from_ptr`'s contract). Not
         // `nomem`: the count must stay between the copies and the arrival it belongs to.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; \
-                 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [s], {n}; }}",
-                p = in(reg64) self.state.get(), n = in(reg32) bytes, options(nostack))
-        }
+        unsafe { mbarrier::expect_tx(self.state.get(), bytes) }
     }
 
     /// Expects `bytes` more bytes of asynchronous copies and arrives, in one instruction (an
@@ -150,16 +146,8 @@ impl BlockBarrier {
             crate::debug_trap(TOO_MANY);
         }
         self.debug_check_shared();
-        let t: u64;
         // SAFETY: as in `expect_tx`.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; \
-                 mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 {t}, [s], {n}; }}",
-                p = in(reg64) self.state.get(), n = in(reg32) bytes, t = out(reg64) t,
-                options(nostack))
-        }
-        BlockToken(t)
+        BlockToken(unsafe { mbarrier::arrive_expect_tx(self.state.get(), bytes) })
     }
 
     /// Counts `bytes` of the current phase's expected transactions as done without a copy
@@ -218,23 +206,12 @@ impl BlockBarrier {
         }
         self.debug_check_shared();
         // SAFETY: as in `expect_tx`.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; \
-                 mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [s], {n}; }}",
-                p = in(reg64) self.state.get(), n = in(reg32) bytes, options(nostack))
-        }
+        unsafe { mbarrier::complete_tx(self.state.get(), bytes) }
     }
 
     /// The barrier's `.shared` address (for the instructions that name it by that address).
     #[inline(always)]
     pub(crate) fn shared_address(&self) -> u32 {
-        let a: u64;
-        // SAFETY: computes an address; reads no memory.
-        unsafe {
-            core::arch::asm!("cvta.to.shared.u64 {a}, {p};", a = out(reg64) a,
-                             p = in(reg64) self.state.get(), options(nostack, readonly, pure))
-        };
-        a as u32
+        mbarrier::shared_address(self.state.get())
     }
 }

@@ -33,13 +33,24 @@ pub(crate) use fail;
 /// `message` is NUL-terminated and holds no `%`.
 #[inline(always)]
 pub(crate) unsafe fn print_and_trap(message: *const u8) -> ! {
+    // SAFETY: the caller's contract; no arguments.
+    unsafe { vprintf_and_trap(message, core::ptr::null()) }
+}
+
+/// `vprintf(format, args)`, then `trap`: the end of every report (a failed check, a panic).
+///
+/// # Safety
+/// `format` is NUL-terminated; `args` is a buffer of naturally aligned values, one per
+/// conversion of `format`, as `vprintf` reads it.
+#[inline(always)]
+pub(crate) unsafe fn vprintf_and_trap(format: *const u8, args: *const u8) -> ! {
     extern "C" {
         // CUDA's device-side printf, provided by the driver's JIT (as for `printf` in C++).
         fn vprintf(format: *const u8, args: *const u8) -> i32;
     }
-    // SAFETY: the caller's contract; no arguments.
+    // SAFETY: the caller's contract.
     unsafe {
-        vprintf(message, core::ptr::null());
+        vprintf(format, args);
         core::arch::asm!("trap;", options(noreturn, nostack));
     }
 }

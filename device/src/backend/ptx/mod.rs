@@ -21,11 +21,17 @@ compile_error!(
 pub(crate) mod address_space;
 pub(crate) mod atomic;
 pub(crate) mod block;
+#[cfg(target_feature = "sm_90")]
+pub(crate) mod bulk;
 pub(crate) mod check;
 pub(crate) mod clock;
+#[cfg(target_feature = "sm_90")]
+pub(crate) mod cluster;
 pub(crate) mod fence;
 pub(crate) mod global;
 pub(crate) mod index;
+#[cfg(target_feature = "sm_80")]
+pub(crate) mod mbarrier;
 #[cfg(feature = "nvshmem")]
 pub(crate) mod nvshmem;
 pub(crate) mod print;
