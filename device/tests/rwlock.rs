@@ -12,6 +12,8 @@ mod common {
     pub mod lanes;
     #[cfg(loom)]
     pub mod models;
+    #[cfg(not(loom))]
+    pub mod shapes;
 }
 
 /// Std threads and emulated warps (`warp::emulation`: a std thread per lane) running the
@@ -19,15 +21,13 @@ mod common {
 #[cfg(not(loom))]
 mod host {
     use crate::common::lanes::thread;
+    use crate::common::shapes::{shapes, Shape, LIMIT};
     use ptx_sync::clock::Instant;
     use ptx_sync::warp::emulation::{self, converged, Thread};
     use ptx_sync::{Atomic, Cta, Gpu, RwLock, Spin, Sys};
     use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
     use std::sync::Arc;
     use std::time::Duration;
-
-    /// Long enough for 96 lane threads on two cores, short enough that a deadlock fails quickly.
-    const LIMIT: Duration = Duration::from_secs(60);
 
     /// A writer in the holders probe (readers count 1 each, below it).
     const WRITER: u32 = 1 << 16;
@@ -475,90 +475,8 @@ mod host {
     // -------------------------------------------------------------------------------------------
     // Emulated warps.
 
-    /// Which lanes call, on which lock, and whether a lane writes in an iteration.
-    #[derive(Clone, Copy)]
-    struct Shape {
-        name: &'static str,
-        threads: u32,
-        locks: usize,
-        calls: fn(Thread) -> bool,
-        lock: fn(Thread) -> usize,
-    }
-
-    fn all(_: Thread) -> bool {
-        true
-    }
-    fn odd(t: Thread) -> bool {
-        t.lane % 2 == 1
-    }
-    fn lane0(t: Thread) -> bool {
-        t.lane == 0
-    }
-    /// A data-dependent subset (about half the lanes).
-    fn hashed(t: Thread) -> bool {
-        hash(t.id ^ 0x55) & 4 != 0
-    }
-
-    fn shapes() -> Vec<Shape> {
-        vec![
-            Shape {
-                name: "one lock",
-                threads: 64,
-                locks: 1,
-                calls: all,
-                lock: |_| 0,
-            },
-            Shape {
-                name: "lanes on 2 locks",
-                threads: 64,
-                locks: 2,
-                calls: all,
-                lock: |t| t.lane as usize % 2,
-            },
-            Shape {
-                name: "lanes on 32 locks",
-                threads: 32,
-                locks: 32,
-                calls: all,
-                lock: |t| t.lane as usize,
-            },
-            Shape {
-                name: "odd lanes on 2 locks",
-                threads: 64,
-                locks: 2,
-                calls: odd,
-                lock: |t| (t.lane / 2) as usize % 2,
-            },
-            Shape {
-                name: "lane 0 of each warp",
-                threads: 96,
-                locks: 1,
-                calls: lane0,
-                lock: |_| 0,
-            },
-            Shape {
-                name: "hashed subset on 3 locks",
-                threads: 64,
-                locks: 3,
-                calls: hashed,
-                lock: |t| (t.id as usize * 7 + 3) % 3,
-            },
-            Shape {
-                name: "partial warp (48 threads) on 2 locks",
-                threads: 48,
-                locks: 2,
-                calls: all,
-                lock: |t| t.lane as usize % 2,
-            },
-            Shape {
-                name: "per-thread locks",
-                threads: 48,
-                locks: 48,
-                calls: all,
-                lock: |t| t.id as usize,
-            },
-        ]
-    }
+    // The calling shapes (which lanes call, on which lock) are every primitive's
+    // (`common::shapes`); the mixes below say which of the calling lanes write.
 
     /// Which lanes write in iteration `it`: all read, all write, half and half (readers and
     /// writers of one warp on the same lock at once), and a pattern that moves with `it`.
@@ -581,21 +499,23 @@ mod host {
         }
     }
 
-    impl Shape {
-        /// The lanes of `t`'s warp that call in iteration `it` and do what `t` does (read or
-        /// write): they run the call converged, as the lanes of one branch on the GPU.
-        fn mask(&self, t: Thread, mix: Mix, it: u32) -> u32 {
-            let me = mix.writes(t, it);
-            (0..32)
-                .filter(|&l| t.warp_mask & (1 << l) != 0)
-                .map(|l| Thread {
+    /// The lanes of `t`'s warp that call in iteration `it` and do what `t` does (read or
+    /// write): they run the call converged, as the lanes of one branch on the GPU.
+    fn mix_mask(shape: &Shape, t: Thread, mix: Mix, it: u32) -> u32 {
+        let me = mix.writes(t, it);
+        shape.mask(t)
+            & (0..32).fold(0, |m, l| {
+                let u = Thread {
                     id: t.warp * 32 + l,
                     lane: l,
                     ..t
-                })
-                .filter(|&u| (self.calls)(u) && mix.writes(u, it) == me)
-                .fold(0, |m, u| m | 1 << u.lane)
-        }
+                };
+                if mix.writes(u, it) == me {
+                    m | 1 << l
+                } else {
+                    m
+                }
+            })
     }
 
     const EMU_ITERS: u32 = 12;
@@ -612,20 +532,20 @@ mod host {
         for shape in shapes() {
             for mix in [Mix::AllRead, Mix::AllWrite, Mix::HalfHalf, Mix::Rotating] {
                 let locks: Arc<Vec<Pair>> =
-                    Arc::new((0..shape.locks).map(|_| RwLock::new((0, 0))).collect());
+                    Arc::new((0..shape.objects).map(|_| RwLock::new((0, 0))).collect());
                 let states: Arc<Vec<AtomicU32>> =
-                    Arc::new((0..shape.locks).map(|_| AtomicU32::new(0)).collect());
+                    Arc::new((0..shape.objects).map(|_| AtomicU32::new(0)).collect());
                 let reads: Arc<Vec<AtomicU64>> =
-                    Arc::new((0..shape.locks).map(|_| AtomicU64::new(0)).collect());
+                    Arc::new((0..shape.objects).map(|_| AtomicU64::new(0)).collect());
                 let most = Arc::new(AtomicU32::new(0));
                 let (l, st, rd, m) = (locks.clone(), states.clone(), reads.clone(), most.clone());
                 emulation::launch(shape.threads, LIMIT, move |t| {
                     if !(shape.calls)(t) {
                         return;
                     }
-                    let k = (shape.lock)(t);
+                    let k = (shape.object)(t);
                     for it in 0..EMU_ITERS {
-                        let mask = shape.mask(t, mix, it);
+                        let mask = mix_mask(&shape, t, mix, it);
                         if mix.writes(t, it) {
                             converged(mask, || {
                                 let mut g = l[k].write();
@@ -652,15 +572,16 @@ mod host {
                         }
                     }
                 });
-                let (mut want_w, mut want_r) = (vec![0u64; shape.locks], vec![0u64; shape.locks]);
+                let (mut want_w, mut want_r) =
+                    (vec![0u64; shape.objects], vec![0u64; shape.objects]);
                 for id in 0..shape.threads {
                     let t = thread(shape.threads, id);
                     if (shape.calls)(t) {
                         for it in 0..EMU_ITERS {
                             if mix.writes(t, it) {
-                                want_w[(shape.lock)(t)] += 1;
+                                want_w[(shape.object)(t)] += 1;
                             } else {
-                                want_r[(shape.lock)(t)] += 1;
+                                want_r[(shape.object)(t)] += 1;
                             }
                         }
                     }
@@ -673,7 +594,7 @@ mod host {
                 for l in locks.iter() {
                     balanced(l, &what);
                 }
-                if matches!(mix, Mix::AllRead) && shape.name == "one lock" {
+                if matches!(mix, Mix::AllRead) && shape.name == "one object" {
                     assert!(
                         most.load(Relaxed) >= 2,
                         "{what}: never two readers inside at once"
