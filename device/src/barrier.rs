@@ -79,7 +79,7 @@
 //! on the same barrier (`match.any.sync.b64` on its address: [`warp::peers`]) meet at
 //! `bar.warp.sync` over that group, their leader arrives once for the group and polls, and a
 //! second `bar.warp.sync` passes the result on (the same argument as in
-//! [`Latch`](crate::Latch)). Lanes on other barriers are neither counted nor waited for.
+//! [`Latch`](crate::latch::Latch)). Lanes on other barriers are neither counted nor waited for.
 //!
 //! ## A completion stored in the barrier
 //!
@@ -123,7 +123,7 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`Barrier<S, B, F>`](crate::Barrier), [`Token`]: `arrive`, `arrive_n`, `wait`, `wait_for`, `wait_until`, `wait_parity(_for/_until)`, `arrive_and_wait(_with)`, `arrive_and_drop`; [`barrier::init_word`](crate::barrier::init_word) (one `u64`, libcu++'s layout); `with_completion` ([`barrier::Completion`](crate::barrier::Completion), stored after the word) | `atom.acq_rel.S.add.u64` (arrive; the last arrival's carry flips the phase bit), `atom.relaxed.S.add.u64` (the last arrival restarts the counter), `ld.acquire.S.b64` polling; completion steps (stored or per call) and drop: `ld.acquire.S.b64`, `atom.acq_rel.S.cas.b64`; per warp `match.any.sync.b64`, `bar.warp.sync` | `cuda::barrier<Scope>`, `cuda::barrier<Scope, CompletionF>` |
+//! | [`Barrier<S, B, F>`](crate::barrier::Barrier), [`Token`]: `arrive`, `arrive_n`, `wait`, `wait_for`, `wait_until`, `wait_parity(_for/_until)`, `arrive_and_wait(_with)`, `arrive_and_drop`; [`barrier::init_word`](crate::barrier::init_word) (one `u64`, libcu++'s layout); `with_completion` ([`barrier::Completion`](crate::barrier::Completion), stored after the word) | `atom.acq_rel.S.add.u64` (arrive; the last arrival's carry flips the phase bit), `atom.relaxed.S.add.u64` (the last arrival restarts the counter), `ld.acquire.S.b64` polling; completion steps (stored or per call) and drop: `ld.acquire.S.b64`, `atom.acq_rel.S.cas.b64`; per warp `match.any.sync.b64`, `bar.warp.sync` | `cuda::barrier<Scope>`, `cuda::barrier<Scope, CompletionF>` |
 
 use crate::atomic::Atomic;
 use crate::clock::Instant;
@@ -472,7 +472,7 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_parity(&self, parity: bool) {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         poll_until::<B, _>(|| self.try_wait_parity(parity).then_some(()));
     }
 
@@ -518,7 +518,7 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait(&self, token: Token) {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         poll_until::<B, _>(|| (self.word.load(Acquire) & PHASE != token.0).then_some(()));
     }
 
@@ -545,7 +545,7 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_for(&self, token: &Token, timeout: Duration) -> Result<(), TimedOut> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         poll_until_for::<B, _>(timeout, || {
             (self.word.load(Acquire) & PHASE != token.0).then_some(())
         })
@@ -569,7 +569,7 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_until(&self, token: &Token, deadline: Instant) -> Result<(), TimedOut> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         poll_until_deadline::<B, _>(deadline, || {
             (self.word.load(Acquire) & PHASE != token.0).then_some(())
         })
@@ -595,7 +595,7 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_parity_for(&self, parity: bool, timeout: Duration) -> Result<(), TimedOut> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         poll_until_for::<B, _>(timeout, || self.try_wait_parity(parity).then_some(()))
     }
 
@@ -610,7 +610,7 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_parity_until(&self, parity: bool, deadline: Instant) -> Result<(), TimedOut> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         poll_until_deadline::<B, _>(deadline, || self.try_wait_parity(parity).then_some(()))
     }
 
@@ -720,7 +720,7 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// counter.
     #[inline(always)]
     fn arrive_counted(&self, n: u32) -> Token {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let add = (n as u64) << 32;
         let old = self.word.fetch_add(add, AcqRel);
         let new = old.wrapping_add(add);
@@ -729,7 +729,7 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
             // The counter carried exactly into the phase bit unless `n` was more than the
             // arrivals still missing.
             if cfg!(debug_assertions) && new & COUNTER != 0 {
-                crate::debug_trap(OVER);
+                crate::debug::trap(OVER);
             }
             // Commutes with early arrivals at the next phase (see the module docs).
             let _ = self.word.fetch_add((old & RESTART) << 32, Relaxed);
@@ -742,7 +742,7 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
     /// the counter in one RMW. `drop` (0 or 1) threads leave the barrier from the next phase on.
     #[inline(always)]
     fn arrive_knowing_last(&self, n: u32, drop: u64, step: impl FnOnce()) -> Token {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let add = (n as u64) << 32;
         // Read no earlier than this thread last saw the word (read-read coherence): the flip
         // its last wait saw, or its own last arrival. Between a flip and its restart the
@@ -757,7 +757,7 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
                 break v;
             }
             if cfg!(debug_assertions) && counter + n as u64 > FULL {
-                crate::debug_trap(OVER);
+                crate::debug::trap(OVER);
             }
             match self
                 .word
@@ -780,7 +780,7 @@ impl<S: Scope, B: Backoff, F: Completion> Barrier<S, B, F> {
         let step = add + ((restart << 32) & COUNTER) + drop;
         let old = self.word.fetch_add(step, AcqRel);
         if cfg!(debug_assertions) && old != last {
-            crate::debug_trap(OVER);
+            crate::debug::trap(OVER);
         }
         Token(last & PHASE, true)
     }

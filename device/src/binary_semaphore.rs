@@ -44,14 +44,14 @@
 //! again before the unit comes back (`host/src/sys.rs` lists such protocols). A `Sys` semaphore is
 //! rarely contended; the extra load costs little there.
 //!
-//! Warp aggregation: none, deliberately. [`Mutex`](crate::Mutex) hands its lock lane to lane
+//! Warp aggregation: none, deliberately. [`Mutex`](crate::mutex::Mutex) hands its lock lane to lane
 //! inside a warp (`warp::peers`, then `bar.warp.sync` turns) because a guard ties every
 //! critical section to the lane that took the lock, and all grouped lanes leave together. A
 //! semaphore has no owner: the unit is often released by another thread than the one that
 //! took it (a producer releases what a consumer acquires, a ping-pong across blocks), so a
 //! lane could not hand "its" unit to the next lane of its group, and lanes held back waiting
 //! for their turn inside the warp could wait on a release that only they can cause. libcu++
-//! does not aggregate its semaphores either. Use [`Mutex`](crate::Mutex) for a lock.
+//! does not aggregate its semaphores either. Use [`Mutex`](crate::mutex::Mutex) for a lock.
 //!
 //! ```
 //! use ptx_sync::{Atomic, BinarySemaphore, Gpu, Ordering::Relaxed};
@@ -78,6 +78,6 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`BinarySemaphore<S, B>`](crate::BinarySemaphore) (= `Semaphore<S, 1, B>`, libcu++'s own algorithm) | `atom.acquire.S.exch.b32` of 0 (acquire; `ld.relaxed` polls while taken), `st.release.S.b32` of 1 (release) | `cuda::binary_semaphore<Scope>` |
+//! | [`BinarySemaphore<S, B>`](crate::semaphore::BinarySemaphore) (= `Semaphore<S, 1, B>`, libcu++'s own algorithm) | `atom.acquire.S.exch.b32` of 0 (acquire; `ld.relaxed` polls while taken), `st.release.S.b32` of 1 (release) | `cuda::binary_semaphore<Scope>` |
 
 pub use crate::semaphore::BinarySemaphore;

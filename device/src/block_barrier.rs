@@ -8,7 +8,7 @@
 //! Communication Instructions: mbarrier"), so writes before an arrival are visible after a
 //! successful wait on that phase: no extra fence.
 //!
-//! For a completion step, or a barrier outside shared memory, use [`Barrier<Cta>`](crate::Barrier).
+//! For a completion step, or a barrier outside shared memory, use [`Barrier<Cta>`](crate::barrier::Barrier).
 //!
 //! On sm_90 it also counts the bytes of asynchronous bulk copies (`ptx_sync::bulk`):
 //! `expect_tx`, `arrive_expect_tx`, `complete_tx` (in `block_barrier/tx.rs`).

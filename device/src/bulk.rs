@@ -67,7 +67,7 @@
 use crate::backend::address_space::{in_space, SpaceKind};
 use crate::backend::bulk;
 use crate::shared::Shared;
-use crate::BlockBarrier;
+use crate::block_barrier::BlockBarrier;
 
 const SIZE: &core::ffi::CStr =
     c"ptx-sync: bulk::copy_global_to_shared: bytes must be a positive multiple of 16\n";
@@ -128,22 +128,22 @@ pub unsafe fn copy_global_to_shared<T>(
 ) {
     if cfg!(debug_assertions) {
         if bytes == 0 || !bytes.is_multiple_of(16) {
-            crate::debug_trap(SIZE);
+            crate::debug::trap(SIZE);
         }
         if !dst.address().is_multiple_of(16) {
-            crate::debug_trap(DST_ALIGN);
+            crate::debug::trap(DST_ALIGN);
         }
         if !(src as usize).is_multiple_of(16) {
-            crate::debug_trap(SRC_ALIGN);
+            crate::debug::trap(SRC_ALIGN);
         }
         if !in_space(src.cast(), SpaceKind::Global) {
-            crate::debug_trap(SRC_SPACE);
+            crate::debug::trap(SRC_SPACE);
         }
         if !in_space(
             (barrier as *const BlockBarrier).cast(),
             SpaceKind::SharedCta,
         ) {
-            crate::debug_trap(BAR_SPACE);
+            crate::debug::trap(BAR_SPACE);
         }
     }
     // SAFETY: the caller's contract.

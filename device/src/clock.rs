@@ -12,7 +12,7 @@
 //! On the host backend (no clock in `core`, and `cargo test` and loom must be deterministic)
 //! the clock is **virtual**: a process-wide nanosecond counter that starts at 0 and advances
 //! only while a timed wait waits, by the nanoseconds its backoff says it paused
-//! ([`Backoff::waited_ns`](crate::Backoff::waited_ns): nominal for the crate's policies, real
+//! ([`Backoff::waited_ns`](crate::wait::Backoff::waited_ns): nominal for the crate's policies, real
 //! time for a policy that measures it, such as `ptx_sync_host::sys::HostBackoff`). A timed
 //! wait on the host therefore:
 //! - gets its budget when its first poll fails: the duration of `*_for(d)`, or `deadline -

@@ -34,8 +34,8 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`fence::<S>(order)`](crate::fence()) | `fence.acq_rel.S` (Acquire, Release, AcqRel), `fence.sc.S` (SeqCst) | `cuda::atomic_thread_fence(order, scope)`; `__threadfence_block()`, `__threadfence()`, `__threadfence_system()` |
-//! | [`compiler_fence(order)`](crate::compiler_fence) | nothing (an empty `asm!`: a compiler barrier) | `cuda::atomic_signal_fence`, `asm volatile("" ::: "memory")` |
+//! | [`fence::<S>(order)`](crate::fence::fence()) | `fence.acq_rel.S` (Acquire, Release, AcqRel), `fence.sc.S` (SeqCst) | `cuda::atomic_thread_fence(order, scope)`; `__threadfence_block()`, `__threadfence()`, `__threadfence_system()` |
+//! | [`compiler_fence(order)`](crate::fence::compiler_fence) | nothing (an empty `asm!`: a compiler barrier) | `cuda::atomic_signal_fence`, `asm volatile("" ::: "memory")` |
 
 use crate::backend::fence as backend;
 use crate::order::{self, Sem};

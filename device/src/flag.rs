@@ -31,7 +31,7 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`AtomicFlag<S>`](crate::AtomicFlag): `test_and_set`, `clear`, `test`, `wait`, `wait_for`, `wait_until`, `notify_one/all` | `atom.<sem>.S.exch.b32` of 1, `st.<sem>.S.b32` of 0, `ld.<sem>.S.b32`; waiting: `ld` polling with `nanosleep.u32` (timed: and `%globaltimer`) | `cuda::atomic_flag<Scope>` |
+//! | [`AtomicFlag<S>`](crate::flag::AtomicFlag): `test_and_set`, `clear`, `test`, `wait`, `wait_for`, `wait_until`, `notify_one/all` | `atom.<sem>.S.exch.b32` of 1, `st.<sem>.S.b32` of 0, `ld.<sem>.S.b32`; waiting: `ld` polling with `nanosleep.u32` (timed: and `%globaltimer`) | `cuda::atomic_flag<Scope>` |
 
 use crate::atomic::Atomic;
 use crate::clock::Instant;

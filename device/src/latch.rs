@@ -37,7 +37,7 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`Latch<S, B>`](crate::Latch): `count_down()`, `count_down_n(n)`, `try_wait`, `wait`, `wait_for`, `wait_until`, `arrive_and_wait` | `atom.release.S.add.u32` of `-1` / `-n`, `ld.acquire.S` polling; `arrive_and_wait` per warp: `match.any.sync.b64`, `bar.warp.sync` | `cuda::latch<Scope>` |
+//! | [`Latch<S, B>`](crate::latch::Latch): `count_down()`, `count_down_n(n)`, `try_wait`, `wait`, `wait_for`, `wait_until`, `arrive_and_wait` | `atom.release.S.add.u32` of `-1` / `-n`, `ld.acquire.S` polling; `arrive_and_wait` per warp: `match.any.sync.b64`, `bar.warp.sync` | `cuda::latch<Scope>` |
 
 use crate::atomic::Atomic;
 use crate::clock::Instant;
@@ -123,7 +123,7 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn init(&self, expected: u32) {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         self.pending.store(expected, Relaxed);
     }
 
@@ -182,14 +182,14 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// local memory (a kernel's local variable). Release builds check neither.
     #[inline(always)]
     pub fn count_down_n(&self, n: u32) {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         if n == 0 {
             return;
         }
         // Release: the zero a waiter reads ends a chain of release RMWs that contains this one.
         let prev = self.pending.fetch_sub(n, Release);
         if cfg!(debug_assertions) && prev < n {
-            crate::debug_trap(c"ptx-sync: Latch::count_down: counted below zero\n");
+            crate::debug::trap(c"ptx-sync: Latch::count_down: counted below zero\n");
         }
     }
 
@@ -200,10 +200,10 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// model: release sequences through read-modify-writes): it needs no poll.
     #[inline(always)]
     fn count_down_opens(&self, n: u32) -> bool {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let prev = self.pending.fetch_sub(n, AcqRel);
         if cfg!(debug_assertions) && prev < n {
-            crate::debug_trap(c"ptx-sync: Latch::count_down: counted below zero\n");
+            crate::debug::trap(c"ptx-sync: Latch::count_down: counted below zero\n");
         }
         prev == n
     }
@@ -216,7 +216,7 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_wait(&self) -> bool {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         self.is_open()
     }
 
@@ -249,7 +249,7 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait(&self) {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         poll_until::<B, _>(|| self.is_open().then_some(()));
     }
 
@@ -273,7 +273,7 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_for(&self, timeout: Duration) -> Result<(), TimedOut> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         poll_until_for::<B, _>(timeout, || self.is_open().then_some(()))
     }
 
@@ -298,7 +298,7 @@ impl<S: Scope, B: Backoff> Latch<S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn wait_until(&self, deadline: Instant) -> Result<(), TimedOut> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         poll_until_deadline::<B, _>(deadline, || self.is_open().then_some(()))
     }
 

@@ -250,6 +250,7 @@ backend::cfg_gpu! {
 }
 mod cache_padded;
 pub mod clock;
+mod debug;
 backend::cfg_gpu! {
     #[cfg(target_feature = "sm_90")]
     pub mod cluster;
@@ -333,9 +334,10 @@ pub use semaphore::{BinarySemaphore, Semaphore};
 pub use ticket::{TicketGuard, TicketLock};
 pub use wait::{Backoff, Elapsed, NanoSleep, Spin, TimedOut};
 
-/// A misuse that a debug build reports: on the GPU, `vprintf` the message and `trap` (the
-/// launch fails with an illegal-instruction error and the message reaches the host's stdout
-/// when the driver flushes the printf buffer); on the host, a panic with the message.
+/// A misuse that a debug build reports (`debug::trap`): on the GPU, `vprintf` the message and
+/// `trap` (the launch fails with an illegal-instruction error and the message reaches the
+/// host's stdout when the driver flushes the printf buffer); on the host, a panic with the
+/// message.
 #[cold]
 #[inline(never)]
 pub(crate) fn debug_trap(message: &'static core::ffi::CStr) -> ! {
@@ -361,16 +363,5 @@ backend::cfg_gpu! {
             Ok(text) => panic!("{}", text),
             Err(_) => panic!("{}", message),
         }
-    }
-}
-
-/// In a debug build on the GPU, traps with `message` when `object` is in local memory (a
-/// kernel's local variable): the PTX ISA leaves atomics on `.local` addresses undefined, and
-/// no other thread can reach a thread's local memory anyway. `isspacep.local` is one
-/// instruction; release builds emit nothing. libcu++ guards the same case.
-#[inline(always)]
-pub(crate) fn debug_check_not_local<T: ?Sized>(object: &T, message: &'static core::ffi::CStr) {
-    if cfg!(debug_assertions) && backend::check::is_local(object as *const T as *const u8) {
-        debug_trap(message);
     }
 }

@@ -105,10 +105,10 @@ model! {
     i8 => atomic::AtomicI8;
     u16 => atomic::AtomicU16;
     i16 => atomic::AtomicI16;
-    crate::F16 => atomic::AtomicU16, to_bits;
-    crate::Bf16 => atomic::AtomicU16, to_bits;
-    crate::F16x2 => atomic::AtomicU32, to_bits;
-    crate::Bf16x2 => atomic::AtomicU32, to_bits;
+    crate::float16::F16 => atomic::AtomicU16, to_bits;
+    crate::float16::Bf16 => atomic::AtomicU16, to_bits;
+    crate::float16::F16x2 => atomic::AtomicU32, to_bits;
+    crate::float16::Bf16x2 => atomic::AtomicU32, to_bits;
 }
 
 // No host atomic holds a `u128`: the host's 128-bit operations take a lock

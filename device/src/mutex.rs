@@ -41,7 +41,7 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`Mutex<T, S, B>`](crate::Mutex), [`MutexGuard`], [`SpinLock<S, B>`](crate::SpinLock) (`Mutex<(), S, B>`): `lock`, `try_lock`, `try_lock_for`, `try_lock_until`, `from_ptr`, `DATA_OFFSET`, `data_ptr` | `activemask.b32` + `match.any.sync.b64` (the lanes on the same mutex), `atom.acquire.S.cas.b32`, `ld.relaxed.S` polling with `nanosleep.u32`, `bar.warp.sync` (turns inside the warp), `st.release.S.b32` (unlock) | none in libcu++: a hand-written `atomicCAS` lock, or `cuda::binary_semaphore` used as one |
+//! | [`Mutex<T, S, B>`](crate::mutex::Mutex), [`MutexGuard`], [`SpinLock<S, B>`](crate::mutex::SpinLock) (`Mutex<(), S, B>`): `lock`, `try_lock`, `try_lock_for`, `try_lock_until`, `from_ptr`, `DATA_OFFSET`, `data_ptr` | `activemask.b32` + `match.any.sync.b64` (the lanes on the same mutex), `atom.acquire.S.cas.b32`, `ld.relaxed.S` polling with `nanosleep.u32`, `bar.warp.sync` (turns inside the warp), `st.release.S.b32` (unlock) | none in libcu++: a hand-written `atomicCAS` lock, or `cuda::binary_semaphore` used as one |
 
 use crate::atomic::Atomic;
 use crate::clock::Instant;
@@ -205,7 +205,7 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn lock(&self) -> MutexGuard<'_, T, S, B> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         // The lanes locking this same mutex now; lanes on other mutexes are not waited for.
         let mask = warp::peers(self);
         let lane = warp::lane();
@@ -259,7 +259,7 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_lock(&self) -> Option<MutexGuard<'_, T, S, B>> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         self.try_lock_alone()
     }
 
@@ -288,7 +288,7 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_lock_for(&self, timeout: Duration) -> Option<MutexGuard<'_, T, S, B>> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let lane = warp::lane();
         let taken = poll_until_for::<B, _>(timeout, || self.try_take().then_some(()));
         taken.ok().map(|()| self.guard_alone(lane))
@@ -312,7 +312,7 @@ impl<T, S: Scope, B: Backoff> Mutex<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_lock_until(&self, deadline: Instant) -> Option<MutexGuard<'_, T, S, B>> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let lane = warp::lane();
         let taken = poll_until_deadline::<B, _>(deadline, || self.try_take().then_some(()));
         taken.ok().map(|()| self.guard_alone(lane))

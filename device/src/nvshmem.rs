@@ -47,9 +47,9 @@
 //!
 //! Within one node, [`Symmetric::ptr`] gives a plain pointer into a peer GPU's copy (over
 //! NVLink or PCIe peer-to-peer). Memory reached that way can carry this crate's
-//! [`Atomic<_, Sys>`](crate::Atomic), [`Latch<Sys>`](crate::Latch),
-//! [`Barrier<Sys>`](crate::Barrier), [`BinarySemaphore<Sys>`](crate::BinarySemaphore) and
-//! [`Mutex<_, Sys>`](crate::Mutex) across the GPUs of the node: `.sys` scope covers every GPU
+//! [`Atomic<_, Sys>`](crate::atomic::Atomic), [`Latch<Sys>`](crate::latch::Latch),
+//! [`Barrier<Sys>`](crate::barrier::Barrier), [`BinarySemaphore<Sys>`](crate::semaphore::BinarySemaphore) and
+//! [`Mutex<_, Sys>`](crate::mutex::Mutex) across the GPUs of the node: `.sys` scope covers every GPU
 //! and the host, and loads and stores are valid over peer-to-peer; read-modify-writes need
 //! native peer atomics (NVLink, or a PCIe topology that reports them). Across nodes
 //! `ptr` is `None`: signals and the remote atomics here are the path.

@@ -77,7 +77,7 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`Queue<T, N, S, B>`](crate::Queue): `push`, `pop`, `try_push`, `try_pop`, `push_for`, `push_until`, `pop_for`, `pop_until`, `from_ptr` | `atom.relaxed.S.add.u64` (tickets; per warp `activemask.b32`, `match.any.sync.b64`, `shfl.sync.idx.b32`), `ld.acquire.S.b32` polling of the turn, `st.release.S.b32` (publish); try forms `ld.relaxed.S.b64` + `atom.relaxed.S.cas.b64` | none in libcu++: a hand-written ring on `cuda::atomic_ref` |
+//! | [`Queue<T, N, S, B>`](crate::queue::Queue): `push`, `pop`, `try_push`, `try_pop`, `push_for`, `push_until`, `pop_for`, `pop_until`, `from_ptr` | `atom.relaxed.S.add.u64` (tickets; per warp `activemask.b32`, `match.any.sync.b64`, `shfl.sync.idx.b32`), `ld.acquire.S.b32` polling of the turn, `st.release.S.b32` (publish); try forms `ld.relaxed.S.b64` + `atom.relaxed.S.cas.b64` | none in libcu++: a hand-written ring on `cuda::atomic_ref` |
 
 use crate::atomic::Atomic;
 use crate::clock::Instant;
@@ -265,7 +265,7 @@ impl<T, const N: usize, S: Scope, B: Backoff> Queue<T, N, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn push(&self, value: T) {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let ticket = self.tickets(&self.tail);
         let (slot, turn) = self.slot(ticket);
         let mut backoff = B::default();
@@ -300,7 +300,7 @@ impl<T, const N: usize, S: Scope, B: Backoff> Queue<T, N, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn pop(&self) -> T {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let ticket = self.tickets(&self.head);
         let (slot, turn) = self.slot(ticket);
         let full = turn.wrapping_add(1);
@@ -336,7 +336,7 @@ impl<T, const N: usize, S: Scope, B: Backoff> Queue<T, N, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_push(&self, value: T) -> Result<(), T> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         self.try_push_now(value)
     }
 
@@ -361,7 +361,7 @@ impl<T, const N: usize, S: Scope, B: Backoff> Queue<T, N, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_pop(&self) -> Option<T> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         self.try_pop_now()
     }
 
@@ -387,7 +387,7 @@ impl<T, const N: usize, S: Scope, B: Backoff> Queue<T, N, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn push_for(&self, value: T, timeout: Duration) -> Result<(), T> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let mut held = Some(value);
         let r = poll_until_for::<B, _>(timeout, || self.push_attempt(&mut held));
         r.map_err(|_| held.take().expect("a failed push keeps its value"))
@@ -411,7 +411,7 @@ impl<T, const N: usize, S: Scope, B: Backoff> Queue<T, N, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn push_until(&self, value: T, deadline: Instant) -> Result<(), T> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let mut held = Some(value);
         let r = poll_until_deadline::<B, _>(deadline, || self.push_attempt(&mut held));
         r.map_err(|_| held.take().expect("a failed push keeps its value"))
@@ -439,7 +439,7 @@ impl<T, const N: usize, S: Scope, B: Backoff> Queue<T, N, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn pop_for(&self, timeout: Duration) -> Option<T> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         poll_until_for::<B, _>(timeout, || self.try_pop_now()).ok()
     }
 
@@ -462,7 +462,7 @@ impl<T, const N: usize, S: Scope, B: Backoff> Queue<T, N, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn pop_until(&self, deadline: Instant) -> Option<T> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         poll_until_deadline::<B, _>(deadline, || self.try_pop_now()).ok()
     }
 

@@ -43,7 +43,7 @@
 //! waited at the barrier for a third lane's partner: tests/results/
 //! h100-2026-11-27-rwlock-diagnosis.log), so a reader's group barrier can wait for a lane that
 //! polls for a writer whose lanes are stuck at that barrier. An earlier version aggregated readers and writers per lock as
-//! [`Mutex`](crate::Mutex) does, with such barriers; on an H100 it hung under write-heavy
+//! [`Mutex`](crate::mutex::Mutex) does, with such barriers; on an H100 it hung under write-heavy
 //! mixes, every time with one reader between its entry and its departure and the writer
 //! waiting for it. What aggregation saved, ptxas does anyway: the atomics that the converged
 //! lanes of a warp make on one address become one atomic and a prefix sum (`VOTEU.ANY`,
@@ -96,7 +96,7 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`RwLock<T, S, B>`](crate::RwLock), [`RwLockReadGuard`], [`RwLockWriteGuard`]: `read`, `write`, `try_read`, `try_write`, `try_read_for`, `try_read_until`, `try_write_for`, `try_write_until`, `from_ptr`, `DATA_OFFSET`, `data_ptr` | read: `atom.acquire.S.add.u32`, `ld.acquire.S` polling, `red.release.S.add.u32`; write: `atom.relaxed.S.add.u32` (ticket, announcement), `ld.acquire.S` polling, `red.release.S.and.b32` + `red.release.S.add.u32` | none in libcu++: a hand-written reader-writer lock on `cuda::atomic_ref` |
+//! | [`RwLock<T, S, B>`](crate::rwlock::RwLock), [`RwLockReadGuard`], [`RwLockWriteGuard`]: `read`, `write`, `try_read`, `try_write`, `try_read_for`, `try_read_until`, `try_write_for`, `try_write_until`, `from_ptr`, `DATA_OFFSET`, `data_ptr` | read: `atom.acquire.S.add.u32`, `ld.acquire.S` polling, `red.release.S.add.u32`; write: `atom.relaxed.S.add.u32` (ticket, announcement), `ld.acquire.S` polling, `red.release.S.and.b32` + `red.release.S.add.u32` | none in libcu++: a hand-written reader-writer lock on `cuda::atomic_ref` |
 
 use crate::atomic::Atomic;
 use crate::clock::Instant;
@@ -283,7 +283,7 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn read(&self) -> RwLockReadGuard<'_, T, S, B> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         self.read_acquire();
         self.read_guard()
     }
@@ -321,7 +321,7 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn write(&self) -> RwLockWriteGuard<'_, T, S, B> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         self.write_acquire();
         self.write_guard()
     }
@@ -351,7 +351,7 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_read(&self) -> Option<RwLockReadGuard<'_, T, S, B>> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         self.try_take_read().then(|| self.read_guard())
     }
 
@@ -385,7 +385,7 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_write(&self) -> Option<RwLockWriteGuard<'_, T, S, B>> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         self.try_take_write().then(|| self.write_guard())
     }
 
@@ -416,7 +416,7 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_read_for(&self, timeout: Duration) -> Option<RwLockReadGuard<'_, T, S, B>> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let mut seen = None;
         let r = poll_until_for::<B, _>(timeout, || self.read_step(&mut seen));
         self.read_timed_end(r, seen)
@@ -439,7 +439,7 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_read_until(&self, deadline: Instant) -> Option<RwLockReadGuard<'_, T, S, B>> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let mut seen = None;
         let r = poll_until_deadline::<B, _>(deadline, || self.read_step(&mut seen));
         self.read_timed_end(r, seen)
@@ -473,7 +473,7 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_write_for(&self, timeout: Duration) -> Option<RwLockWriteGuard<'_, T, S, B>> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let mut counted = None;
         let r = poll_until_for::<B, _>(timeout, || self.write_step(&mut counted));
         self.write_timed_end(r, counted)
@@ -496,7 +496,7 @@ impl<T, S: Scope, B: Backoff> RwLock<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_write_until(&self, deadline: Instant) -> Option<RwLockWriteGuard<'_, T, S, B>> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let mut counted = None;
         let r = poll_until_deadline::<B, _>(deadline, || self.write_step(&mut counted));
         self.write_timed_end(r, counted)

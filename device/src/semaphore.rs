@@ -49,7 +49,7 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`Semaphore<S, MAX, B>`](crate::Semaphore): `acquire`, `try_acquire`, `try_acquire_for`, `try_acquire_until`, `release(n)` | `ld.relaxed.S` then `atom.acquire.S.cas.b32` (acquire), `red.release.S.add.u32` (release) | `cuda::counting_semaphore<Scope, MAX>` |
+//! | [`Semaphore<S, MAX, B>`](crate::semaphore::Semaphore): `acquire`, `try_acquire`, `try_acquire_for`, `try_acquire_until`, `release(n)` | `ld.relaxed.S` then `atom.acquire.S.cas.b32` (acquire), `red.release.S.add.u32` (release) | `cuda::counting_semaphore<Scope, MAX>` |
 
 mod one_unit;
 
@@ -205,7 +205,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn acquire(&self) {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         if MAX == 1 {
             one_unit::acquire::<S, B>(&self.count);
         } else {
@@ -245,7 +245,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_acquire(&self) -> bool {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         if MAX == 1 {
             one_unit::try_acquire(&self.count)
         } else {
@@ -298,7 +298,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_acquire_for(&self, timeout: Duration) -> bool {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         if MAX == 1 {
             one_unit::try_acquire_within::<S, B>(&self.count, crate::wait::Deadline::after(timeout))
         } else {
@@ -326,7 +326,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_acquire_until(&self, deadline: Instant) -> bool {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         if MAX == 1 {
             one_unit::try_acquire_within::<S, B>(&self.count, crate::wait::Deadline::at(deadline))
         } else {
@@ -373,7 +373,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     /// one free unit.
     #[inline(always)]
     pub fn release(&self, n: u32) {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         if MAX == 1 {
             one_unit::release(&self.count, n);
         } else if cfg!(debug_assertions) {
@@ -381,7 +381,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
             // writes before it are visible to the thread that takes a unit.
             let prev = self.count.fetch_add(n, Release);
             if prev > MAX || n > MAX - prev {
-                crate::debug_trap(EXCEEDS);
+                crate::debug::trap(EXCEEDS);
             }
         } else {
             // The same release add, without waiting for the old value.
@@ -408,7 +408,7 @@ impl<S: Scope, const MAX: u32, B: Backoff> Semaphore<S, MAX, B> {
     #[inline(always)]
     pub fn init(&self, initial: u32) {
         check!(initial <= MAX, "Semaphore::init: initial count above MAX");
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         self.count.store(initial, Relaxed);
     }
 

@@ -33,7 +33,7 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`TicketLock<T, S, B>`](crate::TicketLock), [`TicketGuard`] (FIFO) | `atom.relaxed.S.add.u32` (ticket), `ld.acquire.S` polling (turn), `st.release.S` (unlock) | none (libcu++ has no fair lock) |
+//! | [`TicketLock<T, S, B>`](crate::ticket::TicketLock), [`TicketGuard`] (FIFO) | `atom.relaxed.S.add.u32` (ticket), `ld.acquire.S` polling (turn), `st.release.S` (unlock) | none (libcu++ has no fair lock) |
 
 use crate::atomic::Atomic;
 use crate::clock::Instant;
@@ -88,7 +88,7 @@ unsafe impl<T: Send, S: Scope, B: Backoff> Sync for TicketLock<T, S, B> {}
 pub struct TicketGuard<'a, T, S: Scope, B: Backoff> {
     lock: &'a TicketLock<T, S, B>,
     ticket: u32,
-    /// Not `Send`, as std's guards and [`MutexGuard`](crate::MutexGuard) (whose `drop` must
+    /// Not `Send`, as std's guards and [`MutexGuard`](crate::mutex::MutexGuard) (whose `drop` must
     /// run on the locking lane): a lock is released by the thread that took it, whichever of
     /// the two locks it is.
     not_send: PhantomData<*const ()>,
@@ -187,7 +187,7 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn lock(&self) -> TicketGuard<'_, T, S, B> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         let ticket = self.next.fetch_add(1, Relaxed);
         poll_until::<B, _>(|| (self.serving.load(Acquire) == ticket).then_some(()));
         TicketGuard {
@@ -221,7 +221,7 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_lock(&self) -> Option<TicketGuard<'_, T, S, B>> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         self.try_take()
     }
 
@@ -250,7 +250,7 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_lock_for(&self, timeout: Duration) -> Option<TicketGuard<'_, T, S, B>> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         poll_until_for::<B, _>(timeout, || self.try_take()).ok()
     }
 
@@ -265,7 +265,7 @@ impl<T, S: Scope, B: Backoff> TicketLock<T, S, B> {
     /// kernel's local variable); release builds and the host backend do not check.
     #[inline(always)]
     pub fn try_lock_until(&self, deadline: Instant) -> Option<TicketGuard<'_, T, S, B>> {
-        crate::debug_check_not_local(self, LOCAL);
+        crate::debug::check_not_local(self, LOCAL);
         poll_until_deadline::<B, _>(deadline, || self.try_take()).ok()
     }
 

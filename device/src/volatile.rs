@@ -1,5 +1,5 @@
-//! Volatile and MMIO accesses. Neither is a synchronization tool: use [`Atomic`](crate::Atomic)
-//! and [`fence`](crate::fence()) to order memory between threads.
+//! Volatile and MMIO accesses. Neither is a synchronization tool: use [`Atomic`](crate::atomic::Atomic)
+//! and [`fence`](crate::fence::fence()) to order memory between threads.
 //!
 //! - `ld.volatile` / `st.volatile` ([`read_volatile`], [`write_volatile`]): in the PTX memory
 //!   model a volatile access is a relaxed access at system scope that the compiler may not

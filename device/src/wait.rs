@@ -42,7 +42,7 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`wait`](crate::wait): [`Backoff`], [`NanoSleep<MIN, MAX>`](crate::NanoSleep) (the default), [`Elapsed<POLLS, SPIN_NS, MAX_NS>`](crate::Elapsed) (libcu++'s policy: polls for 40 us, then sleeps a quarter of the time waited; the semaphores' default), [`Spin`], [`TimedOut`], [`wait::poll_until`](crate::wait::poll_until), [`wait::poll_until_for`](crate::wait::poll_until_for), [`wait::poll_until_deadline`](crate::wait::poll_until_deadline), [`wait::sleep_ns`](crate::wait::sleep_ns), `wait::global_timer_ns` (GPU only) | `nanosleep.u32`, `%globaltimer` | `__nanosleep(ns)`, `%globaltimer` through `asm` |
+//! | [`wait`](crate::wait): [`Backoff`], [`NanoSleep<MIN, MAX>`](crate::wait::NanoSleep) (the default), [`Elapsed<POLLS, SPIN_NS, MAX_NS>`](crate::wait::Elapsed) (libcu++'s policy: polls for 40 us, then sleeps a quarter of the time waited; the semaphores' default), [`Spin`], [`TimedOut`], [`wait::poll_until`](crate::wait::poll_until), [`wait::poll_until_for`](crate::wait::poll_until_for), [`wait::poll_until_deadline`](crate::wait::poll_until_deadline), [`wait::sleep_ns`](crate::wait::sleep_ns), `wait::global_timer_ns` (GPU only) | `nanosleep.u32`, `%globaltimer` | `__nanosleep(ns)`, `%globaltimer` through `asm` |
 
 use crate::backend::wait as backend;
 crate::backend::cfg_gpu! {

@@ -9,7 +9,7 @@
 //! `T` is `u32 i32 u64 i64 usize isize f32 f64` (and `u128`: sm_90 on the GPU). Two more types have the
 //! same two surfaces and the same table below: [`AtomicBool<S>`](AtomicBool) (a `u32` word
 //! holding 0 or 1: PTX has no 8-bit `atom`) and [`AtomicPtr<T, S>`](AtomicPtr) (the 64-bit
-//! instructions); [`AtomicFlag<S>`](crate::AtomicFlag) is libcu++'s `atomic_flag` over a
+//! instructions); [`AtomicFlag<S>`](crate::flag::AtomicFlag) is libcu++'s `atomic_flag` over a
 //! `u32` word.
 //!
 //! Methods take `core::sync::atomic::Ordering` with the same rules as `core` on which orders
@@ -36,8 +36,8 @@
 //! ## Waiting on an atomic
 //!
 //! Every type with a `load` can wait (`cuda::atomic::wait`): poll with the crate's waiting policy
-//! ([`NanoSleep`](crate::NanoSleep)) until the value changes or a predicate holds; the timed form returns
-//! [`TimedOut`](crate::TimedOut) instead of hanging. That is `Atomic<T, S>` for each integer
+//! ([`NanoSleep`](crate::wait::NanoSleep)) until the value changes or a predicate holds; the timed form returns
+//! [`TimedOut`](crate::wait::TimedOut) instead of hanging. That is `Atomic<T, S>` for each integer
 //! and float `T`, [`AtomicBool`] and [`AtomicPtr`].
 //!
 //! `notify_one` / `notify_all` are no-ops: waiters poll, on the GPU (there is no futex there;
@@ -65,13 +65,13 @@
 //!
 //! | Item | PTX it emits | CUDA C++ / libcu++ |
 //! |------|--------------|--------------------|
-//! | [`Atomic<T, S>`](crate::Atomic) (`T`: [`AtomicValue`]; the methods a `T` has: [`AtomicAccess`], [`AtomicAdd`], [`AtomicRedAdd`], [`AtomicBitwise`], [`AtomicMinMax`], [`AtomicRed`]; aliases [`AtomicU32`], [`AtomicI32`], [`AtomicU64`], [`AtomicI64`], [`AtomicUsize`], [`AtomicIsize`], [`AtomicF32`], [`AtomicF64`]): `new`, [`from_ptr`](crate::Atomic::from_ptr), `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_add/sub/and/or/xor/min/max`, `fetch_nand`, `fetch_inc/dec`, `red_*` | `ld.relaxed.S` / `ld.acquire.S`, `st.relaxed.S` / `st.release.S`, `atom.<sem>.S.<op>.T`, `red.<sem>.S.<op>.T`; SeqCst: a leading `fence.sc.S`; `usize`/`isize` as `.b64`/`.u64`/`.s64`; `fetch_nand`: `ld.relaxed.S` then an `atom.<sem>.S.cas` loop | `cuda::atomic<T, Scope>`, `cuda::atomic_ref<T, Scope>`; `atomicAdd`, `atomicCAS`, `atomicExch`... (relaxed) |
-//! | `Atomic<T, S>` for `T` = `u8 i8 u16 i16 F16 Bf16 F16x2 Bf16x2` ([`AtomicU8`].. [`AtomicBf16x2`]; [`F16`](crate::F16), [`Bf16`](crate::Bf16), [`F16x2`](crate::F16x2), [`Bf16x2`](crate::Bf16x2) in [`float16`](crate::float16)), sm_90 vectors [`atomic::vector`](crate::atomic::vector) (`AtomicF32x2/x4`, `AtomicF16x4/x8`, `AtomicBf16x4/x8`, global memory); every type: `update`, `try_update`; floats: `fetch_min/max`, `fetch_update` | `ld/st.<sem>.S.b8/b16`, `atom.<sem>.S.cas.b16`, `atom/red.<sem>.S.add.noftz.f16/bf16/f16x2/bf16x2`, `atom/red.<sem>.S.add.v2/v4.f32` and `.add/min/max.noftz.v2/v4.f16x2/bf16x2`; other 8/16-bit RMWs and float min/max: `atom.<sem>.S.cas.b32` loops | `cuda::atomic_ref<char/short/__half/__nv_bfloat16>`, `atomicAdd(__half2*)`, sm_90 `atomicAdd(float2*/float4*)` |
-//! | [`AtomicBool<S>`](crate::AtomicBool) (4 bytes: a `u32` word of 0 or 1): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_and/or/xor/nand/not` | the `.b32` forms: `ld`, `st`, `atom.<sem>.S.exch/cas/and/or/xor.b32`; `fetch_nand`: `xor` (with true) or `exch` (with false) | `cuda::atomic<bool, Scope>` |
-//! | [`AtomicPtr<T, S>`](crate::AtomicPtr): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update` | `ld.<sem>.S.b64`, `st.<sem>.S.b64`, `atom.<sem>.S.exch.b64`, `atom.<sem>.S.cas.b64` | `cuda::atomic<T*, Scope>` |
-//! | [`AtomicU128<S>`](crate::AtomicU128) (sm_90 on the GPU; on the host each operation under a lock): `load`, `store`, `swap`, `compare_exchange` | `ld.<sem>.S.b128`, `st.<sem>.S.b128`, `atom.<sem>.S.exch.b128`, `atom.<sem>.S.cas.b128` | `cuda::atomic_ref` of a 16-byte type; 128-bit `atomicCAS` / `atomicExch` (sm_90) |
+//! | [`Atomic<T, S>`](crate::atomic::Atomic) (`T`: [`AtomicValue`]; the methods a `T` has: [`AtomicAccess`], [`AtomicAdd`], [`AtomicRedAdd`], [`AtomicBitwise`], [`AtomicMinMax`], [`AtomicRed`]; aliases [`AtomicU32`], [`AtomicI32`], [`AtomicU64`], [`AtomicI64`], [`AtomicUsize`], [`AtomicIsize`], [`AtomicF32`], [`AtomicF64`]): `new`, [`from_ptr`](crate::atomic::Atomic::from_ptr), `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_add/sub/and/or/xor/min/max`, `fetch_nand`, `fetch_inc/dec`, `red_*` | `ld.relaxed.S` / `ld.acquire.S`, `st.relaxed.S` / `st.release.S`, `atom.<sem>.S.<op>.T`, `red.<sem>.S.<op>.T`; SeqCst: a leading `fence.sc.S`; `usize`/`isize` as `.b64`/`.u64`/`.s64`; `fetch_nand`: `ld.relaxed.S` then an `atom.<sem>.S.cas` loop | `cuda::atomic<T, Scope>`, `cuda::atomic_ref<T, Scope>`; `atomicAdd`, `atomicCAS`, `atomicExch`... (relaxed) |
+//! | `Atomic<T, S>` for `T` = `u8 i8 u16 i16 F16 Bf16 F16x2 Bf16x2` ([`AtomicU8`].. [`AtomicBf16x2`]; [`F16`](crate::float16::F16), [`Bf16`](crate::float16::Bf16), [`F16x2`](crate::float16::F16x2), [`Bf16x2`](crate::float16::Bf16x2) in [`float16`](crate::float16)), sm_90 vectors [`atomic::vector`](crate::atomic::vector) (`AtomicF32x2/x4`, `AtomicF16x4/x8`, `AtomicBf16x4/x8`, global memory); every type: `update`, `try_update`; floats: `fetch_min/max`, `fetch_update` | `ld/st.<sem>.S.b8/b16`, `atom.<sem>.S.cas.b16`, `atom/red.<sem>.S.add.noftz.f16/bf16/f16x2/bf16x2`, `atom/red.<sem>.S.add.v2/v4.f32` and `.add/min/max.noftz.v2/v4.f16x2/bf16x2`; other 8/16-bit RMWs and float min/max: `atom.<sem>.S.cas.b32` loops | `cuda::atomic_ref<char/short/__half/__nv_bfloat16>`, `atomicAdd(__half2*)`, sm_90 `atomicAdd(float2*/float4*)` |
+//! | [`AtomicBool<S>`](crate::atomic::AtomicBool) (4 bytes: a `u32` word of 0 or 1): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update`, `fetch_and/or/xor/nand/not` | the `.b32` forms: `ld`, `st`, `atom.<sem>.S.exch/cas/and/or/xor.b32`; `fetch_nand`: `xor` (with true) or `exch` (with false) | `cuda::atomic<bool, Scope>` |
+//! | [`AtomicPtr<T, S>`](crate::atomic::AtomicPtr): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_update` | `ld.<sem>.S.b64`, `st.<sem>.S.b64`, `atom.<sem>.S.exch.b64`, `atom.<sem>.S.cas.b64` | `cuda::atomic<T*, Scope>` |
+//! | [`AtomicU128<S>`](crate::atomic::AtomicU128) (sm_90 on the GPU; on the host each operation under a lock): `load`, `store`, `swap`, `compare_exchange` | `ld.<sem>.S.b128`, `st.<sem>.S.b128`, `atom.<sem>.S.exch.b128`, `atom.<sem>.S.cas.b128` | `cuda::atomic_ref` of a 16-byte type; 128-bit `atomicCAS` / `atomicExch` (sm_90) |
 //! | `Atomic::wait`, `wait_until`, `wait_until_for`, `wait_until_deadline` (every `T`, floats comparing bits; `AtomicBool`, `AtomicPtr` too), `notify_one`, `notify_all` | `ld.<sem>.S` polling with `nanosleep.u32`; `notify_*`: nothing (waiters poll) | `cuda::atomic_ref::wait`, `notify_one`, `notify_all` (no-ops on the device in libcu++ too) |
-//! | State-space atomics on [`Shared<Atomic<T, S>>`](crate::shared::Shared), [`Global<Atomic<T, S>>`](crate::Global) and `ClusterShared<Atomic<T, S>>` (sm_90, GPU only): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_add/sub/and/or/xor/min/max`, `red_add` | `ld/st.<sem>.S.<space>.bN`, `atom.<sem>.S.<space>.<op>.T`, `red.<sem>.S.<space>.add.T`, `<space>` = `shared::cta`, `global`, `shared::cluster` (after `mapa.shared::cluster.u32`); SeqCst: a leading `fence.sc.S` | `atomicAdd(&shared_var, v)` (`atom.shared`), inline PTX |
+//! | State-space atomics on [`Shared<Atomic<T, S>>`](crate::shared::Shared), [`Global<Atomic<T, S>>`](crate::atomic::space::Global) and `ClusterShared<Atomic<T, S>>` (sm_90, GPU only): `load`, `store`, `swap`, `compare_exchange(_weak)`, `fetch_add/sub/and/or/xor/min/max`, `red_add` | `ld/st.<sem>.S.<space>.bN`, `atom.<sem>.S.<space>.<op>.T`, `red.<sem>.S.<space>.add.T`, `<space>` = `shared::cta`, `global`, `shared::cluster` (after `mapa.shared::cluster.u32`); SeqCst: a leading `fence.sc.S` | `atomicAdd(&shared_var, v)` (`atom.shared`), inline PTX |
 //! | [`Ordering`](crate::Ordering) (`core::sync::atomic::Ordering`) | `.relaxed`, `.acquire`, `.release`, `.acq_rel`; SeqCst as `fence.sc` | `cuda::std::memory_order` |
 
 mod boolean;
@@ -144,15 +144,15 @@ atomic_values!(
     i8,
     u16,
     i16,
-    crate::F16,
-    crate::Bf16,
-    crate::F16x2,
-    crate::Bf16x2,
+    crate::float16::F16,
+    crate::float16::Bf16,
+    crate::float16::F16x2,
+    crate::float16::Bf16x2,
     u128
 );
 
-/// An atomic `T` whose operations synchronize at scope `S` ([`Cta`](crate::Cta),
-/// [`Cluster`](crate::Cluster), [`Gpu`](crate::Gpu), [`Sys`](crate::Sys)).
+/// An atomic `T` whose operations synchronize at scope `S` ([`Cta`](crate::scope::Cta),
+/// [`Cluster`](crate::scope::Cluster), [`Gpu`](crate::scope::Gpu), [`Sys`](crate::scope::Sys)).
 ///
 /// Same size and alignment as `T`.
 ///

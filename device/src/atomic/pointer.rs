@@ -145,7 +145,7 @@ impl<T, S: Scope> AtomicPtr<T, S> {
     }
 
     /// Stores `new` if the pointer is `current` (compared as addresses); `Ok(previous)` if it
-    /// did, `Err(actual)` if not. Orders as for the integer [`Atomic::compare_exchange`](crate::Atomic::compare_exchange)
+    /// did, `Err(actual)` if not. Orders as for the integer [`Atomic::compare_exchange`](crate::atomic::Atomic::compare_exchange)
     /// (one merged `.sem`).
     ///
     /// PTX: `atom.<sem>.<scope>.cas.b64`.
@@ -229,7 +229,7 @@ impl<T, S: Scope> Default for AtomicPtr<T, S> {
 crate::backend::cfg_host! {
     cfg_not_loom! {
         const _: () = assert!(
-            core::mem::size_of::<AtomicPtr<u8, crate::Gpu>>() == core::mem::size_of::<*mut u8>()
+            core::mem::size_of::<AtomicPtr<u8, crate::scope::Gpu>>() == core::mem::size_of::<*mut u8>()
                 && core::mem::align_of::<core::sync::atomic::AtomicPtr<u8>>()
                     == core::mem::align_of::<*mut u8>()
         );

@@ -352,7 +352,8 @@ mod tests {
     //! each own one lane of a shared word must never disturb their neighbours.
     extern crate std;
     use super::{extract, lane_rmw, lane_update, splice};
-    use crate::{Atomic, Gpu};
+    use crate::atomic::Atomic;
+    use crate::scope::Gpu;
     use core::sync::atomic::Ordering::*;
     use std::vec::Vec;
 

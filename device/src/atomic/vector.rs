@@ -67,7 +67,7 @@ use core::sync::atomic::Ordering;
 fn debug_check_global<T: ?Sized>(object: &T) {
     if cfg!(debug_assertions) && !crate::backend::check::is_global(object as *const T as *const u8)
     {
-        crate::debug_trap(
+        crate::debug::trap(
             c"ptx-sync: a vector atomic (AtomicF32x2/x4, AtomicF16x4/x8, AtomicBf16x4/x8) \
               outside global memory: PTX vector atom/red exist for .global only\n",
         );

@@ -226,8 +226,8 @@ crate::backend::cfg_host! {
         /// The locks, one per 128-byte line so that threads on different locks do not share a
         /// line; 64 of them, as libatomic.
         #[cfg(not(loom))]
-        static LOCKS: [crate::CachePadded<AtomicBool>; 64] =
-            [const { crate::CachePadded::new(AtomicBool::new(false)) }; 64];
+        static LOCKS: [crate::cache_padded::CachePadded<AtomicBool>; 64] =
+            [const { crate::cache_padded::CachePadded::new(AtomicBool::new(false)) }; 64];
 
         /// The lock of `a`'s address: the same address always maps to the same lock.
         #[cfg(not(loom))]

@@ -77,7 +77,7 @@ impl BlockBarrier {
     #[inline(always)]
     pub fn expect_tx(&self, bytes: u32) {
         if cfg!(debug_assertions) && bytes > MAX_TX_COUNT {
-            crate::debug_trap(TOO_MANY);
+            crate::debug::trap(TOO_MANY);
         }
         self.debug_check_shared();
         // SAFETY: `self` is in this block's shared memory (`from_ptr`'s contract). Not
@@ -143,7 +143,7 @@ impl BlockBarrier {
     #[inline(always)]
     pub fn arrive_expect_tx(&self, bytes: u32) -> BlockToken {
         if cfg!(debug_assertions) && bytes > MAX_TX_COUNT {
-            crate::debug_trap(TOO_MANY);
+            crate::debug::trap(TOO_MANY);
         }
         self.debug_check_shared();
         // SAFETY: as in `expect_tx`.
@@ -202,7 +202,7 @@ impl BlockBarrier {
     #[inline(always)]
     pub fn complete_tx(&self, bytes: u32) {
         if cfg!(debug_assertions) && bytes > MAX_TX_COUNT {
-            crate::debug_trap(TOO_MANY);
+            crate::debug::trap(TOO_MANY);
         }
         self.debug_check_shared();
         // SAFETY: as in `expect_tx`.

@@ -72,7 +72,7 @@ impl<T> Symmetric<T> {
         /// `nvshmem_n_pes`: NVSHMEM indexes its peer table with `pe` unchecked).
         ///
         /// Accesses through the pointer are ordinary PTX accesses to the peer's memory: use
-        /// `.sys`-scoped atomics and fences on it ([`crate::Sys`]), as for any memory another
+        /// `.sys`-scoped atomics and fences on it ([`crate::scope::Sys`]), as for any memory another
         /// GPU touches. For `pe == my_pe()` it is [`as_ptr`](Self::as_ptr).
         #[inline(always)]
         pub fn ptr(self, pe: u32) -> Option<*mut T> {

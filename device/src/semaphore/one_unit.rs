@@ -1,5 +1,5 @@
 //! The one-unit algorithm that [`Semaphore<S, 1, B>`](super::Semaphore) runs
-//! ([`BinarySemaphore`](crate::BinarySemaphore)): a child of `semaphore`, so the counting type
+//! ([`BinarySemaphore`](crate::semaphore::BinarySemaphore)): a child of `semaphore`, so the counting type
 //! takes it from below and `binary_semaphore` only documents it and re-exports the type. Why it
 //! is correct under the PTX memory model, and why `Sys` loads before it exchanges: the
 //! [`binary_semaphore`](crate::binary_semaphore) module docs.
@@ -88,7 +88,7 @@ pub(super) fn release<S: Scope>(word: &Atomic<u32, S>, n: u32) {
         // loom runs this form too (its models are release builds): see
         // `crate::loom::RELEASE_BY_EXCHANGE`.
         if n > 1 || word.swap(1, Release) != 0 {
-            crate::debug_trap(EXCEEDS);
+            crate::debug::trap(EXCEEDS);
         }
     } else {
         // Release: the next holder's exchange reads this 1, so every write before this

@@ -27,7 +27,7 @@ impl<T> GlobalAddr<T> {
     #[inline(always)]
     pub(crate) unsafe fn from_generic(p: *mut T) -> GlobalAddr<T> {
         if cfg!(debug_assertions) && !in_space(p as *const u8, SpaceKind::Global) {
-            crate::debug_trap(NOT_GLOBAL);
+            crate::debug::trap(NOT_GLOBAL);
         }
         let a: u64;
         // SAFETY: computes an address; reads no memory (`readonly`: the operand is a

@@ -66,7 +66,7 @@ pub(crate) fn from_generic(p: *mut u8) -> Addr {
     if cfg!(debug_assertions)
         && !super::address_space::in_space(p, super::address_space::SpaceKind::SharedCta)
     {
-        crate::debug_trap(NOT_SHARED);
+        crate::debug::trap(NOT_SHARED);
     }
     let a: u64;
     // SAFETY: computes an address; reads no memory.
