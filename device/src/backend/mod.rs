@@ -44,7 +44,7 @@ pub(crate) use on_target;
 /// Items of the GPU build only: how a module outside the backend keeps an item to nvptx
 /// without naming the target (tokio's `cfg_rt!` pattern).
 macro_rules! cfg_gpu {
-    ($($item:item)*) => { $( #[cfg(target_arch = "nvptx64")] $item )* };
+    ($($item:item)*) => { $crate::__cfg_gpu! { $($item)* } };
 }
 pub(crate) use cfg_gpu;
 
@@ -55,15 +55,15 @@ macro_rules! cfg_gpu_or_test {
 }
 pub(crate) use cfg_gpu_or_test;
 
-/// `cfg_gpu!` for the crate's exported macros (`shared!`), whose expansion in the user's crate
-/// is built for the same target as this crate.
+/// The GPU build's items, for `cfg_gpu!` and for the crate's exported macros (`shared!`), whose
+/// expansion in the user's crate is built for the same target as this crate.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cfg_gpu {
     ($($item:item)*) => { $( #[cfg(target_arch = "nvptx64")] $item )* };
 }
 
-/// `cfg_host!` for the crate's exported macros.
+/// The host build's items, for `cfg_host!` and the crate's exported macros.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __cfg_host {
@@ -72,7 +72,7 @@ macro_rules! __cfg_host {
 
 /// Items of the host build only.
 macro_rules! cfg_host {
-    ($($item:item)*) => { $( #[cfg(not(target_arch = "nvptx64"))] $item )* };
+    ($($item:item)*) => { $crate::__cfg_host! { $($item)* } };
 }
 pub(crate) use cfg_host;
 
