@@ -3,7 +3,8 @@
 //! device/README.md's copies must be that text (examples/kernels/src/sum_then_publish.rs, the
 //! kernel of examples/app/examples/01-sum-then-publish.rs), and host/README.md's host program
 //! must be README.md's quick-start `main.rs`; the crate docs' front page shows the same
-//! kernel, so what a reader copies from any of them is the same code.
+//! kernel, so what a reader copies from any of them is the same code. README.md also stays
+//! short.
 
 use std::path::Path;
 
@@ -74,5 +75,17 @@ fn crate_docs_show_the_readme_kernel() {
         block_from(&docs, KERNEL_START, "device/src/lib.rs's docs"),
         kernel,
         "the crate docs' kernel differs from README.md's"
+    );
+}
+
+/// README.md is the front door for users: short enough to read at once (contributor material
+/// lives in DEVELOPMENT.md).
+#[test]
+fn readme_is_at_most_200_lines() {
+    let root = xtask::workspace_root();
+    let lines = read(&root, "README.md").lines().count();
+    assert!(
+        lines <= 200,
+        "README.md has {lines} lines: keep it at 200 or fewer (move details to DEVELOPMENT.md)"
     );
 }
