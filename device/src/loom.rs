@@ -1,4 +1,7 @@
-//! The loom facade: the one module that knows about `--cfg loom` (tokio's `loom/` pattern).
+//! The loom facade: the switch between core's and loom's host atomics (tokio's `loom/` pattern).
+//! Three host bodies that loom cannot share carry their own `cfg(loom)` beside it: the host
+//! clock (one per model thread), `AtomicU128`'s lock table (a lock per atomic) and `Queue`'s
+//! slot array (loom's atomics have no `const` constructor).
 //!
 //! Under `RUSTFLAGS="--cfg loom"` (device/tests' `models` modules, run by `.ci/run`) the host
 //! backend's atomics are loom's model-checked ones, so loom explores every interleaving of the

@@ -19,6 +19,11 @@ impl<S: Scope> Atomic<u128, S> {
     /// let a = AtomicU128::<Gpu>::new(u128::MAX - 1);
     /// assert_eq!(a.load(Acquire), u128::MAX - 1);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `order` is Release or AcqRel (as `core`'s `load`), in every build (on the GPU the
+    /// thread prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn load(&self, order: Ordering) -> u128 {
@@ -38,6 +43,11 @@ impl<S: Scope> Atomic<u128, S> {
     /// a.store(1 << 100 | 7, Release);
     /// assert_eq!(a.load(Relaxed), 1 << 100 | 7);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `order` is Acquire or AcqRel (as `core`'s `store`), in every build (on the GPU the
+    /// thread prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn store(&self, val: u128, order: Ordering) {
@@ -77,6 +87,11 @@ impl<S: Scope> Atomic<u128, S> {
     /// assert_eq!(a.compare_exchange(1 << 64, 2, AcqRel, Acquire), Ok(1 << 64));
     /// assert_eq!(a.compare_exchange(1 << 64, 3, AcqRel, Acquire), Err(2));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `failure` is Release or AcqRel (as in `core`), in every build (on the GPU the thread
+    /// prints the message and traps).
     #[inline(always)]
     #[track_caller]
     pub fn compare_exchange(
