@@ -1,7 +1,9 @@
 //! Kernels of the Queue tests (tests/src/cases/queue.rs). Producers push distinct values
 //! (`plan::value`), consumers pop and account for every value: count, sum and xor (u64
 //! counters), and a bitmap of values seen (`atom.or` per value: a bit already set is a value
-//! delivered twice). Roles and values: tests/src/cases/queue_plan.rs.
+//! delivered twice). Roles and values: tests/src/cases/queue_plan.rs. `pattern_queue_shapes`
+//! calls the queues the ways the lock matrix calls its locks (a warp's lanes on several
+//! queues, lane 0 alone, data-dependent subsets of lanes, partial warps).
 
 // Shared with the host side, which uses the rest (the counters' count, the expected xor).
 #[allow(dead_code)]
@@ -208,6 +210,70 @@ pub unsafe extern "ptx-kernel" fn queue_shared_block(
         let mut left = 0u64;
         while q.try_pop().is_some() {
             left += 1;
+        }
+        Atomic::<u64, Gpu>::from_ptr(stats.add(LEFT)).fetch_add(left, Relaxed);
+    }
+}
+
+/// The lock matrix's shapes for queues: [`QUEUES_PER_WARP`] queues of [`SHAPE_RING`] slots
+/// per warp (`queues[global warp * QUEUES_PER_WARP + q]`, zeroed), any block size (a last
+/// warp that is not full has fewer lanes). In iteration `it` each lane that `queue_of(shape,
+/// warp, lane, it)` puts on queue `q` pushes `shape_value(warp, lane, it, iters)` onto `q`,
+/// then pops one value from `q`, with the form `(it + lane) % 3` picks (blocking, try until
+/// it succeeds, timed until it succeeds). A value that was not pushed onto this queue by this
+/// warp counts as `ELSEWHERE`. At the end the warp's first lane counts what is left in its
+/// warp's queues (`LEFT`).
+///
+/// Why no lane waits forever: a lane takes a push ticket only after its earlier pop completed,
+/// so a queue's push tickets never run more than its lanes (at most 32 = [`SHAPE_RING`]) ahead
+/// of its completed pops, and a pop's ticket is always one whose push has begun (each lane
+/// pushes before it pops). A push waits only for the pop `SHAPE_RING` tickets before it, a pop
+/// only for the push of its own ticket: every wait is on a smaller ticket already taken, so the
+/// smallest unfinished operation always completes. Each queue gets exactly
+/// as many pops as pushes, and no lane waits on a warp-level step inside the loop, so the only
+/// waits are a lane's pop on another lane's push in progress: sm_70 and later schedule the
+/// lanes of a warp independently (diverged lanes each make progress, the guarantee the CUDA
+/// programming guide names Independent Thread Scheduling), so that push completes even when
+/// its lane is in the same warp as the waiting pop.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn pattern_queue_shapes(
+    queues: *mut Queue<u32, SHAPE_RING, Gpu>,
+    seen: *mut u32,
+    stats: *mut u64,
+    iters: u32,
+    shape: u32,
+) {
+    let t = block::thread_rank();
+    let warp = block::rank() * block::dim_x().div_ceil(32) + t / 32;
+    let lane = t % 32;
+    let mine = queues.add(warp as usize * QUEUES_PER_WARP);
+    let mut acc = Account::default();
+    for it in 0..iters {
+        let q = queue_of(shape, warp, lane, it);
+        if q == NONE {
+            continue;
+        }
+        let queue = Queue::from_ptr(mine.add(q as usize));
+        let form = (it + lane) % 3;
+        push_with(queue, shape_value(warp, lane, it, iters), form);
+        let v = pop_with(queue, form);
+        let (w, l, i) = origin(v, iters);
+        acc.take(v, seen, w == warp && queue_of(shape, w, l, i) == q);
+    }
+    acc.add_to(stats);
+    // Every lane of the warp is done (name them all: diverged lanes need not have reconverged).
+    let in_warp = (block::dim_x() - (t / 32) * 32).min(32);
+    ptx_sync::warp::sync(if in_warp == 32 {
+        u32::MAX
+    } else {
+        (1 << in_warp) - 1
+    });
+    if lane == 0 {
+        let mut left = 0u64;
+        for q in 0..QUEUES_PER_WARP {
+            while Queue::from_ptr(mine.add(q)).try_pop().is_some() {
+                left += 1;
+            }
         }
         Atomic::<u64, Gpu>::from_ptr(stats.add(LEFT)).fetch_add(left, Relaxed);
     }

@@ -4,9 +4,18 @@
 //! disagree. Around each critical section a holders probe counts exclusion violations (a
 //! reader that finds a writer inside, a writer that finds anyone) and the most readers at
 //! once. Which threads write, and which locks they use, is tests/src/cases/rwlock_plan.rs.
+//! The shapes kernels take any block size (the partial-warp cases launch blocks that are not a
+//! multiple of 32); `pattern_rwlock_table` is the lock matrix's bucket table with readers.
 
 #[path = "../../src/cases/rwlock_plan.rs"]
 mod plan;
+
+// The lock matrix's bucket table: its keys, buckets and slots (the matrix's other items unused here).
+// Loaded a second time (patterns_locks.rs loads it too, privately): the same formulas, so the
+// table here is the matrix's by construction.
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../src/cases/patterns_locks_plan.rs"]
+mod table_plan;
 
 use core::ptr::{read_volatile, write_volatile};
 use plan::*;
@@ -242,4 +251,77 @@ pub unsafe extern "ptx-kernel" fn rwlock_timed_on_held(
         let w2 = (l.try_write_until(Instant::now() + d).is_none() as u32) << 1;
         w1 | w2 | (l.try_read_for(2 * d).is_some() as u32) << 2
     };
+}
+
+/// One bucket of the table (rwlock_plan.rs `BUCKET_WORDS`).
+type Bucket = [u32; BUCKET_WORDS];
+
+const _: () = assert!(TABLE_SLOTS == table_plan::SLOTS);
+
+/// The lock matrix's bucket table (patterns_locks_plan.rs) behind [`table_plan::BUCKETS`]
+/// RwLocks in global memory (zeroed: unlocked, every bucket empty). Operation `i` of `0..n`
+/// (grid-stride) takes key `key_of(i)`'s bucket: to write when `table_writes(i)` (insert the
+/// key: bump its pair's count, or claim an empty pair, then bump the bucket's total), else
+/// to read (the pairs' counts must add up to the total). `holders[b]`: the holders probe of
+/// bucket `b` (readers 1 each, a writer `WRITER`); `reads[b]`: reads of bucket `b`.
+/// `out`: inserts that found their bucket full, torn reads, exclusion violations.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn pattern_rwlock_table(
+    locks: *mut RwLock<Bucket, Gpu>,
+    holders: *mut u32,
+    reads: *mut u32,
+    out: *mut u32,
+    n: u32,
+) {
+    let at = |k: usize| Atomic::<u32, Gpu>::from_ptr(out.add(k));
+    let stride = (block::count() * block::dim_x()) as usize;
+    for i in (gid() as usize..n as usize).step_by(stride) {
+        let key = table_plan::key_of(i as u32);
+        let b = table_plan::bucket_of(key);
+        let l = RwLock::from_ptr(locks.add(b));
+        let h = Atomic::<u32, Gpu>::from_ptr(holders.add(b));
+        if table_writes(i as u32) {
+            let mut w = l.write();
+            if h.fetch_add(WRITER, Relaxed) != 0 {
+                at(2).fetch_add(1, Relaxed);
+            }
+            // Volatile accesses, one word at a time: the lock is all that keeps them exact.
+            let p = w.as_mut_ptr();
+            let mut slot = None;
+            for k in 0..TABLE_SLOTS {
+                let stored = read_volatile(p.add(2 * k));
+                if stored == key + 1 || stored == 0 {
+                    slot = Some(k);
+                    break;
+                }
+            }
+            match slot {
+                Some(k) => {
+                    write_volatile(p.add(2 * k), key + 1);
+                    write_volatile(p.add(2 * k + 1), read_volatile(p.add(2 * k + 1)) + 1);
+                    let total = p.add(2 * TABLE_SLOTS);
+                    write_volatile(total, read_volatile(total) + 1);
+                }
+                None => {
+                    at(0).fetch_add(1, Relaxed);
+                }
+            }
+            h.fetch_sub(WRITER, Relaxed);
+        } else {
+            let r = l.read();
+            if h.fetch_add(1, Relaxed) >= WRITER {
+                at(2).fetch_add(1, Relaxed);
+            }
+            let p = r.as_ptr();
+            let mut sum = 0u32;
+            for k in 0..TABLE_SLOTS {
+                sum = sum.wrapping_add(read_volatile(p.add(2 * k + 1)));
+            }
+            if sum != read_volatile(p.add(2 * TABLE_SLOTS)) {
+                at(1).fetch_add(1, Relaxed);
+            }
+            Atomic::<u32, Gpu>::from_ptr(reads.add(b)).fetch_add(1, Relaxed);
+            h.fetch_sub(1, Relaxed);
+        }
+    }
 }

@@ -17,6 +17,11 @@
 //!   warp of 16 lanes).
 //! - `queue_shared_one_block`: a queue of 64 slots per block in shared memory (Cta scope),
 //!   producers and consumers in separate warps, and in the same warps (even/odd lanes).
+//! - `pattern_queue_warp_shapes`: the lock matrix's shapes for queues, 8 queues of 32 slots
+//!   per warp: a warp's lanes on 2 queues and on 8 (a new set of partners each iteration), odd
+//!   lanes only, lane 0 alone, a data-dependent subset of lanes on 3, every lane on one queue;
+//!   each lane pushes, then pops, cycling through the blocking, try and timed forms; at 132 x
+//!   256 and at blocks of 48 threads (a warp of 16 lanes).
 
 // Shared with the kernels (the kernels use the ranks and values; the host recomputes them in place).
 #[allow(dead_code)]
@@ -37,6 +42,17 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 type Ring = Queue<u32, RING, Gpu>;
 type WarpRing = Queue<u32, WARP_RING, Gpu>;
 type BlockRing = Queue<u32, BLOCK_RING, Cta>;
+type ShapeRing = Queue<u32, SHAPE_RING, Gpu>;
+
+/// The shapes of `queue_of`, by number.
+const SHAPES: [(u32, &str); 6] = [
+    (0, "lanes_2_queues"),
+    (1, "lanes_8_queues"),
+    (2, "odd_lanes"),
+    (3, "lane_0_only"),
+    (4, "data_dependent_lanes"),
+    (5, "all_lanes_one_queue"),
+];
 
 /// `1,234,567`.
 fn n(x: impl Into<u64>) -> String {
@@ -246,6 +262,81 @@ fn shared(ctx: &Ctx) -> Result<String> {
     ))
 }
 
+/// The values `blocks x threads` threads push in `iters` iterations of `shape`: the bitmap
+/// over every warp's 32 lanes, their count, sum and xor.
+fn shape_pushes(blocks: u32, threads: u32, shape: u32, iters: u32) -> (Vec<u32>, u64, u64, u64) {
+    let per_block = threads.div_ceil(32);
+    let mut bits = vec![0u32; (blocks * per_block * 32 * iters).div_ceil(32) as usize];
+    let (mut count, mut sum, mut xor) = (0u64, 0u64, 0u64);
+    for block in 0..blocks {
+        for t in 0..threads {
+            let (warp, lane) = (block * per_block + t / 32, t % 32);
+            for it in 0..iters {
+                if queue_of(shape, warp, lane, it) != NONE {
+                    let v = shape_value(warp, lane, it, iters);
+                    bits[(v / 32) as usize] |= 1 << (v % 32);
+                    count += 1;
+                    sum += v as u64;
+                    xor ^= v as u64;
+                }
+            }
+        }
+    }
+    (bits, count, sum, xor)
+}
+
+/// Expected: for each of the six shapes ([`SHAPES`]), at every SM x 256 threads and at every
+/// SM x 48 threads (a full warp and a warp of 16 lanes), 8 iterations: 8 queues of 32 slots
+/// per warp, each lane that the shape puts on a queue pushes its own distinct value, then pops
+/// one from the same queue (blocking, try and timed forms by `(iteration + lane) % 3`). The
+/// values popped are exactly the values pushed: count, sum and xor exact, the bitmap of
+/// values seen equal to the bitmap of values pushed, none popped twice, every value popped
+/// from the queue (of its own warp) it was pushed onto, nothing left in any queue. The
+/// kernel's comment says why no lane can wait forever.
+fn warp_shapes(ctx: &Ctx) -> Result<String> {
+    let kernel = ctx.kernel("pattern_queue_shapes")?;
+    let (blocks, iters) = (ctx.gpu.sm_count(), 8u32);
+    let mut parts = vec![];
+    let start = std::time::Instant::now();
+    for threads in [256u32, 48] {
+        let warps = blocks * threads.div_ceil(32);
+        let mut counts = vec![];
+        for (shape, name) in SHAPES {
+            let (pushed, total, sum, xor) = shape_pushes(blocks, threads, shape, iters);
+            let queues = ctx
+                .gpu
+                .zeros::<u32>(warps as usize * QUEUES_PER_WARP * size_of::<ShapeRing>() / 4)?;
+            let stats = ctx.gpu.zeros::<u64>(COUNTERS)?;
+            let seen = ctx.gpu.zeros::<u32>(pushed.len())?;
+            let mut b = ctx.gpu.stream().launch_builder(kernel.function());
+            b.arg(&queues)
+                .arg(&seen)
+                .arg(&stats)
+                .arg(&iters)
+                .arg(&shape);
+            unsafe { ctx.launch_and_wait(b, launch_config(blocks, threads, 0), TIMEOUT) }
+                .map_err(|e| format!("{name}, {blocks}x{threads}: {e}"))?;
+            let stats = ctx.gpu.download(&stats)?;
+            let seen = ctx.gpu.download(&seen)?;
+            if stats[..COUNTERS] != [total, sum, xor, 0, 0, 0] || seen != pushed {
+                let differ = seen.iter().zip(&pushed).filter(|(a, b)| a != b).count();
+                return Err(format!(
+                    "{name}, {blocks}x{threads}: popped {} values (expected {total}), sum {} (expected {sum}), xor {:#x} (expected {xor:#x}), {} popped twice, {} from a queue they were not pushed onto, {} left over; bitmap differs from the values pushed in {differ} words",
+                    stats[COUNT], stats[SUM], stats[XOR], stats[TWICE], stats[ELSEWHERE], stats[LEFT]
+                )
+                .into());
+            }
+            counts.push(format!("{name} {}", n(total)));
+        }
+        parts.push(format!("{blocks}x{threads}: {}", counts.join(", ")));
+    }
+    Ok(format!(
+        "{QUEUES_PER_WARP} queues of {SHAPE_RING} slots per warp, each lane push then pop x {iters} iters, cycling through the blocking, try and timed forms; every value delivered exactly once from the queue it was pushed onto, nothing left: {}; {:.0} ms",
+        parts.join("; "),
+        start.elapsed().as_secs_f64() * 1e3
+    ))
+}
+
 pub fn tests() -> Vec<GpuTest> {
     crate::cases![
         TIMEOUT;
@@ -254,6 +345,7 @@ pub fn tests() -> Vec<GpuTest> {
         "queue_per_warp_producers_consumers" => per_warp,
         "queue_per_warp_partial_warps" => partial_warps,
         "queue_shared_one_block" => shared,
+        "pattern_queue_warp_shapes" => warp_shapes,
     ]
 }
 
@@ -306,6 +398,45 @@ mod host_checks {
         let mut twice = good;
         twice[TWICE] = 1;
         assert!(check_delivery(&twice, &seen, total).is_err());
+    }
+
+    /// The shapes put a warp's lanes on several queues, lane 0 alone, a data-dependent subset;
+    /// no queue has more lanes in one iteration than slots.
+    #[test]
+    fn queue_shapes() {
+        for (shape, _) in SHAPES {
+            for warp in 0..64 {
+                for it in 0..8 {
+                    let mut lanes = [0usize; QUEUES_PER_WARP];
+                    for lane in 0..32 {
+                        let q = queue_of(shape, warp, lane, it);
+                        if q != NONE {
+                            lanes[q as usize] += 1;
+                        }
+                    }
+                    assert!(lanes.iter().all(|&l| l <= SHAPE_RING));
+                    let used = lanes.iter().filter(|&&l| l > 0).count();
+                    match shape {
+                        0 | 2 => assert_eq!(used, 2),
+                        1 => assert_eq!(used, 8),
+                        3 | 5 => assert_eq!(
+                            (used, lanes.iter().sum::<usize>()),
+                            (1, if shape == 3 { 1 } else { 32 })
+                        ),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let (_, count, _, _) = shape_pushes(4, 48, 4, 8);
+        assert!(
+            count > 4 * 48 * 8 / 4 && count < 4 * 48 * 8 * 3 / 4,
+            "{count}"
+        );
+        for v in [0, 7, 1234] {
+            let (w, l, i) = origin(v, 8);
+            assert_eq!(shape_value(w, l, i, 8), v);
+        }
     }
 
     #[test]

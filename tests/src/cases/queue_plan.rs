@@ -69,3 +69,61 @@ pub fn xor_upto(n: u64) -> u64 {
         _ => 0,
     }
 }
+
+/// Queues of each warp in the shapes case.
+pub const QUEUES_PER_WARP: usize = 8;
+/// Slots of each of those queues: a whole warp, so the lanes of a queue (each pushes one value,
+/// then pops one) never find it full.
+pub const SHAPE_RING: usize = 32;
+/// "No queue" in [`queue_of`].
+pub const NONE: u32 = u32::MAX;
+
+/// 32-bit integer hash (lowbias32).
+#[inline(always)]
+pub fn hash(mut x: u32) -> u32 {
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7feb_352d);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x846c_a68b);
+    x ^= x >> 16;
+    x
+}
+
+/// The queue (of its warp's [`QUEUES_PER_WARP`]; [`NONE`] for none) that lane `lane` of
+/// global warp `warp` uses in iteration `it` of `shape`, the lock matrix's shapes
+/// (patterns_locks_plan.rs `objects`) for queues: 0 lane `l` on `l % 2`; 1 on `(l + it) % 8`
+/// (4 lanes a queue, a new partner set each iteration); 2 odd lanes only, on `(l / 2) % 2`;
+/// 3 lane 0 only, on `it % 2`; 4 a data-dependent subset (`hash(16 (32 warp + l) + it)` odd),
+/// on one of 3; 5 every lane on queue 0.
+#[inline(always)]
+pub fn queue_of(shape: u32, warp: u32, lane: u32, it: u32) -> u32 {
+    match shape {
+        0 => lane % 2,
+        1 => (lane + it) % 8,
+        2 if lane % 2 == 1 => (lane / 2) % 2,
+        3 if lane == 0 => it % 2,
+        4 => {
+            let h = hash((warp * 32 + lane).wrapping_mul(16).wrapping_add(it));
+            if h & 1 == 1 {
+                (h >> 1) % 3
+            } else {
+                NONE
+            }
+        }
+        5 => 0,
+        _ => NONE,
+    }
+}
+
+/// The value lane `lane` of global warp `warp` pushes in iteration `it` of `iters`: distinct
+/// for every (warp, lane, iteration), so [`origin`] recovers them.
+#[inline(always)]
+pub fn shape_value(warp: u32, lane: u32, it: u32, iters: u32) -> u32 {
+    (warp * 32 + lane) * iters + it
+}
+
+/// The (warp, lane, iteration) that pushed `v` (the inverse of [`shape_value`]).
+#[inline(always)]
+pub fn origin(v: u32, iters: u32) -> (u32, u32, u32) {
+    (v / iters / 32, (v / iters) % 32, v % iters)
+}

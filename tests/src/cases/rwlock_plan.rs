@@ -73,3 +73,20 @@ pub fn objects(shape: u32, t: u32, g: u32, it: u32) -> (u32, u32) {
         _ => (NONE, NONE),
     }
 }
+
+/// The writes of the bucket table (one operation in four inserts, the others read).
+pub const TABLE_WRITES_IN_16: u32 = 4;
+
+/// Words of one bucket of the table: `SLOTS` (key + 1 or 0, count) pairs, then the bucket's
+/// insert total, which a writer updates in a separate store after the pair (so a reader that
+/// overlapped a writer would find the pairs' counts and the total disagreeing).
+pub const BUCKET_WORDS: usize = 2 * TABLE_SLOTS + 1;
+
+/// Key slots per bucket of the table: the lock matrix's (patterns_locks_plan.rs `SLOTS`).
+pub const TABLE_SLOTS: usize = 8;
+
+/// Whether table operation `i` inserts (rather than reads its key's bucket).
+#[inline(always)]
+pub fn table_writes(i: u32) -> bool {
+    writes(i, 0, TABLE_WRITES_IN_16)
+}
