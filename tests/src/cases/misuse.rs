@@ -1,7 +1,8 @@
 //! Misuse: a kernel deadlocked on a latch nobody opens is caught (by `Device::wait`'s limit in
 //! the process, and by the runner's watchdog with the test's name), and a debug build of the
 //! primitives traps on a semaphore released past MAX, on a latch counted below zero and on a
-//! barrier in local memory (tests/kernels builds ptx-sync with `debug-assertions = true`).
+//! barrier, latch, mutex, ticket lock, semaphore, rwlock, queue or block barrier in local memory
+//! (tests/kernels builds ptx-sync with `debug-assertions = true`).
 
 use crate::{Ctx, GpuTest};
 use ptx_sync_host::cudarc::driver::{CudaSlice, PushKernelArg};
@@ -93,6 +94,19 @@ pub(crate) fn traps(
     final_word: u32,
     what: &str,
 ) -> Result<String> {
+    traps_with(ctx, kernel, initial, final_word, 1, what)
+}
+
+/// [`traps`] with the misuse's `extra` given: for a kernel whose `extra` selects one of several
+/// misuses (0 is still the control).
+pub(crate) fn traps_with(
+    ctx: &Ctx,
+    kernel: &str,
+    initial: u32,
+    final_word: u32,
+    extra: u32,
+    what: &str,
+) -> Result<String> {
     let word = ctx.gpu.upload(&[initial])?;
     let done = ctx.gpu.zeros::<u32>(1)?;
     misuse_launch(ctx, kernel, &word, 0, &done)?
@@ -105,7 +119,7 @@ pub(crate) fn traps(
     }
     let word = ctx.gpu.upload(&[initial])?;
     let done = ctx.gpu.zeros::<u32>(1)?;
-    match misuse_launch(ctx, kernel, &word, 1, &done)? {
+    match misuse_launch(ctx, kernel, &word, extra, &done)? {
         Err(e @ Error::Driver { .. }) => Ok(format!(
             "the control ran clean; {what} failed the launch: {e}"
         )),
@@ -114,6 +128,84 @@ pub(crate) fn traps(
             Err(format!("{what} was not caught (is ptx-sync built with debug-assertions?)").into())
         }
     }
+}
+
+/// `misuse_primitive_in_local_memory(latch = 1, which, done)`: the control (`which = 0`) ends
+/// with the latch at 0 and done 1; `which` puts one primitive in a kernel local, which must trap.
+fn local_trap(ctx: &Ctx, which: u32, what: &str) -> Result<String> {
+    traps_with(ctx, "misuse_primitive_in_local_memory", 1, 0, which, what)
+}
+
+/// Expected: the control launch ends with the latch at 0 and done 1; a `Latch<Gpu>` as a
+/// kernel local counted down fails the launch with a driver error (the debug build's trap).
+fn latch_in_local_memory(ctx: &Ctx) -> Result<String> {
+    local_trap(
+        ctx,
+        1,
+        "a Latch<Gpu> in local memory (a kernel's local variable)",
+    )
+}
+
+/// Expected: the control launch ends with the latch at 0 and done 1; a `Mutex<u32, Gpu>` as a
+/// kernel local locked fails the launch with a driver error (the debug build's trap).
+fn mutex_in_local_memory(ctx: &Ctx) -> Result<String> {
+    local_trap(
+        ctx,
+        2,
+        "a Mutex<u32, Gpu> in local memory (a kernel's local variable)",
+    )
+}
+
+/// Expected: the control launch ends with the latch at 0 and done 1; a `TicketLock<u32, Gpu>`
+/// as a kernel local locked fails the launch with a driver error (the debug build's trap).
+fn ticket_lock_in_local_memory(ctx: &Ctx) -> Result<String> {
+    local_trap(
+        ctx,
+        3,
+        "a TicketLock<u32, Gpu> in local memory (a kernel's local variable)",
+    )
+}
+
+/// Expected: the control launch ends with the latch at 0 and done 1; a `Semaphore<Gpu>` of one
+/// unit as a kernel local acquired fails the launch with a driver error (the debug build's trap).
+fn semaphore_in_local_memory(ctx: &Ctx) -> Result<String> {
+    local_trap(
+        ctx,
+        4,
+        "a Semaphore<Gpu> in local memory (a kernel's local variable)",
+    )
+}
+
+/// Expected: the control launch ends with the latch at 0 and done 1; an `RwLock<u32, Gpu>` as a
+/// kernel local write-locked fails the launch with a driver error (the debug build's trap).
+fn rwlock_in_local_memory(ctx: &Ctx) -> Result<String> {
+    local_trap(
+        ctx,
+        5,
+        "an RwLock<u32, Gpu> in local memory (a kernel's local variable)",
+    )
+}
+
+/// Expected: the control launch ends with the latch at 0 and done 1; a `Queue<u32, 4, Gpu>` as
+/// a kernel local pushed to fails the launch with a driver error (the debug build's trap).
+fn queue_in_local_memory(ctx: &Ctx) -> Result<String> {
+    local_trap(
+        ctx,
+        6,
+        "a Queue<u32, 4, Gpu> in local memory (a kernel's local variable)",
+    )
+}
+
+/// Expected: the control launch ends with the latch at 0 and done 1; a `BlockBarrier` over a
+/// kernel local `u64` (`from_ptr`, then `init(1)`) fails the launch with a driver error: the
+/// debug build traps because `mbarrier` needs a `.shared::cta` address (kernels built for sm_80
+/// or later; an older build has no `BlockBarrier`, and the case fails as not caught).
+fn block_barrier_in_local_memory(ctx: &Ctx) -> Result<String> {
+    local_trap(
+        ctx,
+        7,
+        "a BlockBarrier in local memory (a kernel's local variable)",
+    )
 }
 
 pub fn tests() -> Vec<GpuTest> {
@@ -205,6 +297,41 @@ pub fn tests() -> Vec<GpuTest> {
                     "a BlockBarrier in global memory",
                 )
             },
+        },
+        GpuTest {
+            name: "misuse_latch_in_local_memory_traps",
+            timeout: TIMEOUT,
+            run: latch_in_local_memory,
+        },
+        GpuTest {
+            name: "misuse_mutex_in_local_memory_traps",
+            timeout: TIMEOUT,
+            run: mutex_in_local_memory,
+        },
+        GpuTest {
+            name: "misuse_ticket_lock_in_local_memory_traps",
+            timeout: TIMEOUT,
+            run: ticket_lock_in_local_memory,
+        },
+        GpuTest {
+            name: "misuse_semaphore_in_local_memory_traps",
+            timeout: TIMEOUT,
+            run: semaphore_in_local_memory,
+        },
+        GpuTest {
+            name: "misuse_rwlock_in_local_memory_traps",
+            timeout: TIMEOUT,
+            run: rwlock_in_local_memory,
+        },
+        GpuTest {
+            name: "misuse_queue_in_local_memory_traps",
+            timeout: TIMEOUT,
+            run: queue_in_local_memory,
+        },
+        GpuTest {
+            name: "misuse_block_barrier_in_local_memory_traps",
+            timeout: TIMEOUT,
+            run: block_barrier_in_local_memory,
         },
         GpuTest {
             name: "__latch_deadlock",

@@ -10,7 +10,7 @@ use std::time::Duration;
 const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The trap cases and the exact line each must print (the device crate's messages).
-const TRAPS: [(&str, &str); 6] = [
+const TRAPS: [(&str, &str); 13] = [
     (
         "misuse_semaphore_over_release_traps",
         "ptx-sync: Semaphore::release: count would exceed MAX",
@@ -36,12 +36,41 @@ const TRAPS: [(&str, &str); 6] = [
         "ptx-sync: BlockBarrier: not in this block's shared memory (mbarrier needs a .shared::cta \
          address; a local or global one names another location)",
     ),
+    (
+        "misuse_latch_in_local_memory_traps",
+        "ptx-sync: Latch in local memory (a kernel's local variable): put it in shared or global memory",
+    ),
+    (
+        "misuse_mutex_in_local_memory_traps",
+        "ptx-sync: Mutex in local memory (a kernel's local variable): put it in shared or global memory",
+    ),
+    (
+        "misuse_ticket_lock_in_local_memory_traps",
+        "ptx-sync: TicketLock in local memory (a kernel's local variable): put it in shared or global memory",
+    ),
+    (
+        "misuse_semaphore_in_local_memory_traps",
+        "ptx-sync: Semaphore in local memory (a kernel's local variable): put it in shared or global memory",
+    ),
+    (
+        "misuse_rwlock_in_local_memory_traps",
+        "ptx-sync: RwLock in local memory (a kernel's local variable): put it in shared or global memory",
+    ),
+    (
+        "misuse_queue_in_local_memory_traps",
+        "ptx-sync: Queue in local memory (a kernel's local variable): put it in shared or global memory",
+    ),
+    (
+        "misuse_block_barrier_in_local_memory_traps",
+        "ptx-sync: BlockBarrier: not in this block's shared memory (mbarrier needs a .shared::cta \
+         address; a local or global one names another location)",
+    ),
 ];
 
 /// Expected: each case of [`TRAPS`] (semaphore over-release, latch below zero, barrier in local
-/// memory, semaphore init above MAX, block barrier init(0) and in global memory) passes in a
-/// child process whose stdout holds its
-/// message as a line of its own, exactly as in [`TRAPS`]; misuse_fault_panic passes in a child
+/// memory, semaphore init above MAX, block barrier init(0) and in global memory; a latch,
+/// mutex, ticket lock, semaphore, rwlock, queue and block barrier in local memory) passes in a
+/// child process whose stdout holds its message as a line of its own, exactly as in [`TRAPS`]; misuse_fault_panic passes in a child
 /// whose stdout holds the panic's message, "misuse_fault_panic: a kernel panicked on purpose",
 /// after "panicked at" (the kernel crate's panic handler prints it).
 fn traps_print_their_message(ctx: &Ctx) -> Result<String> {

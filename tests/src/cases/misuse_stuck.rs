@@ -6,7 +6,9 @@
 
 use crate::{Ctx, GpuTest, KERNELS_PTX};
 use ptx_sync_host::cudarc::driver::{CudaSlice, PushKernelArg};
-use ptx_sync_host::{launch_config, Device, Error, Kernel, MappedBuffer, Module};
+use ptx_sync_host::{
+    launch_config, Device, Error, Kernel, ManagedBuffer, MappedBuffer, Module, PortableBuffer,
+};
 use ptx_sync_testkit::{one_thread, Result};
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::time::{Duration, Instant};
@@ -70,10 +72,15 @@ fn stuck_call<T>(
     took
 }
 
+/// How many calls [`every_call_is_stuck`] makes.
+const STUCK_CALLS: usize = 12;
+
 /// Every call on a stuck GPU 0 must be `Error::Stuck` within [`PROMPT`]: download, upload,
 /// read_global, write_global, with_new_stream, zeros, load_ptx, launch (of `spin`, which takes
-/// two u32 pointers), Device::open(0) and MappedBuffer::new. `Ok` says how many and how long
-/// each took; `Err` lists every call that did otherwise.
+/// two u32 pointers), Device::open(0), MappedBuffer::new, ManagedBuffer::new and
+/// PortableBuffer::new ([`STUCK_CALLS`] in all; each buffer asks the watchdog before the
+/// driver, so a GPU without concurrent managed access answers `Stuck` too). `Ok` says how many
+/// and how long each took; `Err` lists every call that did otherwise.
 pub(crate) fn every_call_is_stuck(
     ctx: &Ctx,
     module: &Module,
@@ -139,6 +146,24 @@ pub(crate) fn every_call_is_stuck(
             MappedBuffer::<u32>::new(gpu, 1)
         }),
     );
+    t(
+        "ManagedBuffer::new",
+        stuck_call(&mut bad, "ManagedBuffer::new", || {
+            ManagedBuffer::<u32>::new(gpu, 1)
+        }),
+    );
+    t(
+        "PortableBuffer::new",
+        stuck_call(&mut bad, "PortableBuffer::new", || {
+            PortableBuffer::<u32>::new([gpu], 1)
+        }),
+    );
+    if times.len() != STUCK_CALLS {
+        bad.push(format!(
+            "checked {} calls, expected {STUCK_CALLS}",
+            times.len()
+        ));
+    }
     if !bad.is_empty() {
         return Err(format!("on a stuck GPU: {}", bad.join("; ")).into());
     }
@@ -195,10 +220,10 @@ fn stuck_then_drop(
 
 /// Expected: a kernel spinning on a device word nobody writes makes `wait(500 ms)` answer
 /// `Error::Timeout { gpu: 0, limit: 500 ms }`; then download, upload, read_global,
-/// write_global, with_new_stream, zeros, load_ptx, launch, Device::open(0) and
-/// MappedBuffer::new each answer `Error::Stuck { gpu: 0 }` within 1 s; dropping the kernel, the
-/// module and the buffers returns within 1 s; the case passes and its process exits within the
-/// runner's bound.
+/// write_global, with_new_stream, zeros, load_ptx, launch, Device::open(0),
+/// MappedBuffer::new, ManagedBuffer::new and PortableBuffer::new (12 calls) each answer
+/// `Error::Stuck { gpu: 0 }` within 1 s; dropping the kernel, the module and the buffers returns
+/// within 1 s; the case passes and its process exits within the runner's bound.
 fn stuck_gpu_refuses_every_call(ctx: &Ctx) -> Result<String> {
     let (module, spin) = own_module(ctx)?;
     let word = ctx.gpu.zeros::<u32>(1)?;
