@@ -185,39 +185,35 @@ pub unsafe extern "ptx-kernel" fn misuse_device_timed_waits_of_max(
         .add(ptx_sync::index::global_rank() * MAX_WAIT_REGION * 4);
     let slot = |i: usize| region.add(i * MAX_WAIT_SLOT);
     let max = Duration::MAX;
-    let results: [bool; MAX_WAIT_CALLS as usize] = [
-        Mutex::<u32, Gpu>::from_ptr(slot(0).cast())
-            .try_lock_for(max)
-            .is_some(),
-        TicketLock::<u32, Gpu>::from_ptr(slot(1).cast())
-            .try_lock_for(max)
-            .is_some(),
-        {
-            let sem = Semaphore::<Gpu>::from_ptr(slot(2).cast());
-            sem.init(1);
-            sem.try_acquire_for(max)
-        },
-        Latch::<Gpu>::from_ptr(slot(3).cast()).wait_for(max).is_ok(),
-        RwLock::<u32, Gpu>::from_ptr(slot(4).cast())
-            .try_read_for(max)
-            .is_some(),
-        RwLock::<u32, Gpu>::from_ptr(slot(4).cast())
-            .try_write_for(max)
-            .is_some(),
-        Queue::<u32, 4, Gpu>::from_ptr(slot(5).cast())
-            .push_for(7, max)
-            .is_ok(),
-        Queue::<u32, 4, Gpu>::from_ptr(slot(5).cast()).pop_for(max) == Some(7),
-        {
-            let bar = Barrier::<Gpu>::from_ptr(slot(6).cast());
-            bar.init(1);
-            let token = bar.arrive();
-            bar.wait_for(&token, max).is_ok()
-        },
-        Barrier::<Gpu>::from_ptr(slot(6).cast())
-            .wait_parity_for(false, max)
-            .is_ok(),
-    ];
+    // One statement per call, so that each guard is dropped at the end of its own statement: in
+    // one array expression every guard would live to its end, and the read guard would keep the
+    // writer below waiting for ever (a wait of `Duration::MAX` never gives up).
+    let mut results = [false; MAX_WAIT_CALLS as usize];
+    results[0] = Mutex::<u32, Gpu>::from_ptr(slot(0).cast())
+        .try_lock_for(max)
+        .is_some();
+    results[1] = TicketLock::<u32, Gpu>::from_ptr(slot(1).cast())
+        .try_lock_for(max)
+        .is_some();
+    let sem = Semaphore::<Gpu>::from_ptr(slot(2).cast());
+    sem.init(1);
+    results[2] = sem.try_acquire_for(max);
+    results[3] = Latch::<Gpu>::from_ptr(slot(3).cast()).wait_for(max).is_ok();
+    results[4] = RwLock::<u32, Gpu>::from_ptr(slot(4).cast())
+        .try_read_for(max)
+        .is_some();
+    results[5] = RwLock::<u32, Gpu>::from_ptr(slot(4).cast())
+        .try_write_for(max)
+        .is_some();
+    results[6] = Queue::<u32, 4, Gpu>::from_ptr(slot(5).cast())
+        .push_for(7, max)
+        .is_ok();
+    results[7] = Queue::<u32, 4, Gpu>::from_ptr(slot(5).cast()).pop_for(max) == Some(7);
+    let bar = Barrier::<Gpu>::from_ptr(slot(6).cast());
+    bar.init(1);
+    let token = bar.arrive();
+    results[8] = bar.wait_for(&token, max).is_ok();
+    results[9] = bar.wait_parity_for(false, max).is_ok();
     let good = results.iter().filter(|&&r| r).count() as u32;
     add_counts(ok, timed_out, good, results.len() as u32 - good);
 }
